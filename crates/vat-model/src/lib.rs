@@ -168,10 +168,7 @@ pub struct Clip {
 impl Clip {
     /// Duration in seconds: the last key time over all channels (0 for a single pose).
     pub fn duration(&self) -> f32 {
-        self.channels
-            .iter()
-            .filter_map(|c| c.times.last().copied())
-            .fold(0.0, f32::max)
+        self.channels.iter().filter_map(|c| c.times.last().copied()).fold(0.0, f32::max)
     }
 
     /// The source name, or `animation_<index>` for an unnamed clip.
@@ -245,12 +242,7 @@ pub struct Frames {
 
 impl Frames {
     pub fn new(points: usize, rows: usize) -> Self {
-        Frames {
-            points,
-            rows,
-            positions: vec![Vec3::ZERO; points * rows],
-            normals: vec![Vec3::ZERO; points * rows],
-        }
+        Frames { points, rows, positions: vec![Vec3::ZERO; points * rows], normals: vec![Vec3::ZERO; points * rows] }
     }
     pub fn row_positions(&self, row: usize) -> &[Vec3] {
         &self.positions[row * self.points..(row + 1) * self.points]

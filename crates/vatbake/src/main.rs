@@ -1,1 +1,96 @@
-fn main() {}
+//! `vatbake`: bake skinned, animated glTF characters into vertex animation textures.
+//!
+//! Thin glue: flags become settings once (`cli`), the bake runs as a straight line of
+//! stages (`bake`), and everything the user is told goes through `messages`.
+
+mod bake;
+mod cli;
+mod description;
+mod messages;
+mod output;
+mod rest_mesh;
+mod settings;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { messages::EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let (code, message) = messages::classify(&e);
+            messages::error(&message);
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(cli: cli::Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        cli::Command::Bake(args) => {
+            let output = cli::Output::from(&args.output);
+            let settings = args.into_settings()?;
+            let report = bake::bake(&settings)?;
+            if !output.quiet {
+                for w in &report.warnings {
+                    messages::warning(w);
+                }
+            }
+            if output.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else if !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
+                print_summary(&settings, &report, output.verbose);
+            }
+            Ok(0)
+        }
+        cli::Command::Schema => {
+            print!("{}", description::schema_json());
+            Ok(0)
+        }
+    }
+}
+
+fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, verbose: bool) {
+    println!("baked {} → {}", settings.input.display(), report.description_file.display());
+    println!(
+        "  {} points × {} rows in {} clips; texture {}×{}{} KTX2+Zstd {} (raw {}), rest mesh {}",
+        report.points,
+        report.rows,
+        report.clips,
+        report.width,
+        report.height,
+        if report.bands > 1 { format!(" in {} bands", report.bands) } else { String::new() },
+        messages::bytes(report.texture_bytes),
+        messages::bytes(report.raw_texel_bytes),
+        messages::bytes(report.mesh_bytes),
+    );
+    println!("  precision {:.3e} model units; {:.0} ms", report.precision, report.timings_ms.total);
+    if verbose {
+        for clip in &report.description.clips {
+            println!(
+                "  clip {:<28} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
+                format!("\"{}\"", clip.name),
+                clip.row,
+                clip.row + clip.rows,
+                clip.duration,
+                clip.rate,
+                if clip.looping { ", loops" } else { "" }
+            );
+        }
+        let t = &report.timings_ms;
+        println!(
+            "  stages (ms): load {:.1}, evaluate {:.1}, bounds {:.1}, pack {:.1}, encode {:.1}, write {:.1}",
+            t.load, t.evaluate, t.bounds, t.pack, t.encode, t.write
+        );
+    }
+}

@@ -1,0 +1,369 @@
+//! Morphing and skinning: a pose applied to every point of a model.
+
+use glam::{Mat3A, Mat4, Vec3, Vec3A};
+use vat_model::{Model, Part, MAX_INFLUENCES};
+
+use crate::{sample_pose, world_matrices, Pose};
+
+/// The normal a point gets when its transformed normal has no direction (a zero
+/// normal, or a transform that flattens it away): +Y, never NaN.
+pub const DEGENERATE_NORMAL: Vec3 = Vec3::Y;
+
+/// Positions and normals of every point of the model for one pose, written into
+/// `positions` and `normals` (one entry per point of `model.points`).
+///
+/// Per part: morph targets first (`pose.morph_weights[part.node]`, missing weights
+/// count as 0), then the transform. A skinned part blends its joint matrices
+/// (`world(joint) · inverse_bind`) by the point's eight influence weights and
+/// ignores its own node's transform (glTF 2.0 §3.7.3.3); a point of a skinned part
+/// whose weights are all zero, and every point of an unskinned part, takes the
+/// part node's world matrix. Normals go through the inverse transpose of the
+/// matrix's 3×3 part and are normalised; see [`DEGENERATE_NORMAL`].
+///
+/// Influences naming a joint the skin does not have are skipped. Points that
+/// belong to no part are left untouched.
+///
+/// # Panics
+/// If `positions` or `normals` is not `model.points.len()` long, if a vector of
+/// `model.points` is shorter than the parts' ranges, or if the pose does not
+/// cover every node.
+pub fn evaluate_pose(model: &Model, pose: &Pose, positions: &mut [Vec3], normals: &mut [Vec3]) {
+    let point_count = model.points.len();
+    assert_eq!(positions.len(), point_count, "positions slice length");
+    assert_eq!(normals.len(), point_count, "normals slice length");
+    let worlds = world_matrices(model, pose);
+    let joint_matrices: Vec<Vec<Mat4>> = model
+        .skins
+        .iter()
+        .map(|skin| {
+            skin.joints
+                .iter()
+                .enumerate()
+                .map(|(joint, &node)| {
+                    let inverse_bind = skin.inverse_bind.get(joint).copied().unwrap_or(Mat4::IDENTITY);
+                    worlds.get(node).copied().unwrap_or(Mat4::IDENTITY) * inverse_bind
+                })
+                .collect()
+        })
+        .collect();
+
+    for part in &model.parts {
+        let range = part.points();
+        let morph_weights = pose.morph_weights.get(part.node).map_or(&[][..], Vec::as_slice);
+        let morphs = active_morphs(part, morph_weights);
+        let node_transform = Transform::new(worlds[part.node]);
+        let joint_matrices = part.skin.and_then(|skin| joint_matrices.get(skin));
+        let sources = model.points.positions[range.clone()]
+            .iter()
+            .zip(&model.points.normals[range.clone()])
+            .zip(&model.points.joints[range.clone()])
+            .zip(&model.points.weights[range.clone()]);
+        let targets = positions[range.clone()].iter_mut().zip(&mut normals[range.clone()]);
+        for (k, ((((&position, &normal), joints), weights), (out_position, out_normal))) in
+            sources.zip(targets).enumerate()
+        {
+            let (position, normal) = morphed(position, normal, k, &morphs);
+            let skinned = joint_matrices.and_then(|matrices| blend(matrices, joints, weights)).map(Transform::new);
+            let transform = skinned.as_ref().unwrap_or(&node_transform);
+            *out_position = transform.point.transform_point3(position);
+            *out_normal = transform.normal_of(normal);
+        }
+    }
+}
+
+/// Bind-pose positions: for skinned parts the raw mesh-space positions (glTF
+/// ignores the skinned mesh node's transform), for unskinned parts the positions
+/// transformed by the part node's rest world matrix. No morph targets applied.
+pub fn bind_pose_positions(model: &Model) -> Vec<Vec3> {
+    let worlds = world_matrices(model, &sample_pose(model, None, 0.0));
+    let mut positions = model.points.positions.clone();
+    for part in model.parts.iter().filter(|part| part.skin.is_none()) {
+        let world = worlds[part.node];
+        for position in &mut positions[part.points()] {
+            *position = world.transform_point3(*position);
+        }
+    }
+    positions
+}
+
+/// A point transform and the matrix its normals take.
+struct Transform {
+    point: Mat4,
+    normal: Mat3A,
+}
+
+impl Transform {
+    fn new(point: Mat4) -> Self {
+        Transform { point, normal: normal_matrix(&point) }
+    }
+
+    fn normal_of(&self, normal: Vec3) -> Vec3 {
+        Vec3::from(self.normal * Vec3A::from(normal)).normalize_or(DEGENERATE_NORMAL)
+    }
+}
+
+/// The inverse transpose of `m`'s 3×3 part, up to a positive scale (normals are
+/// normalised afterwards). The cofactor matrix is `det · inverse transpose`: no
+/// division, so it stays finite when the determinant is near zero; multiplying by
+/// the determinant's sign keeps mirrored normals pointing the right way.
+fn normal_matrix(m: &Mat4) -> Mat3A {
+    let (x, y, z) = (Vec3A::from_vec4(m.x_axis), Vec3A::from_vec4(m.y_axis), Vec3A::from_vec4(m.z_axis));
+    let cofactor = Mat3A::from_cols(y.cross(z), z.cross(x), x.cross(y));
+    if x.dot(cofactor.x_axis) < 0.0 {
+        -cofactor
+    } else {
+        cofactor
+    }
+}
+
+/// The weighted sum of a point's joint matrices, or `None` when no influence has
+/// weight (the point then follows its part's node).
+fn blend(joint_matrices: &[Mat4], joints: &[u16; MAX_INFLUENCES], weights: &[f32; MAX_INFLUENCES]) -> Option<Mat4> {
+    let mut blended: Option<Mat4> = None;
+    for (&joint, &weight) in joints.iter().zip(weights) {
+        if weight == 0.0 {
+            continue;
+        }
+        let Some(joint_matrix) = joint_matrices.get(usize::from(joint)) else {
+            continue;
+        };
+        let weighted = *joint_matrix * weight;
+        blended = Some(blended.map_or(weighted, |sum| sum + weighted));
+    }
+    blended
+}
+
+/// A morph target with a non-zero weight, with its normal deltas when it has them
+/// for every point of the part.
+struct ActiveMorph<'a> {
+    weight: f32,
+    positions: &'a [Vec3],
+    normals: Option<&'a [Vec3]>,
+}
+
+fn active_morphs<'a>(part: &'a Part, weights: &[f32]) -> Vec<ActiveMorph<'a>> {
+    part.morph_targets
+        .iter()
+        .zip(weights)
+        .filter(|&(_, &weight)| weight != 0.0)
+        .map(|(target, &weight)| ActiveMorph {
+            weight,
+            positions: if target.positions.len() == part.point_count { &target.positions } else { &[] },
+            normals: (target.normals.len() == part.point_count).then_some(target.normals.as_slice()),
+        })
+        .collect()
+}
+
+/// Position and normal of the part's `k`-th point after its morph targets.
+fn morphed(mut position: Vec3, mut normal: Vec3, k: usize, morphs: &[ActiveMorph]) -> (Vec3, Vec3) {
+    for morph in morphs {
+        if let Some(delta) = morph.positions.get(k) {
+            position += *delta * morph.weight;
+        }
+        if let Some(delta) = morph.normals.and_then(|normals| normals.get(k)) {
+            normal += *delta * morph.weight;
+        }
+    }
+    (position, normal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_models::{part, skinned_point_model, trs_node, with_nodes};
+    use glam::Quat;
+    use vat_model::{Local, Points, Trs};
+
+    fn evaluate(model: &Model) -> (Vec<Vec3>, Vec<Vec3>) {
+        let pose = sample_pose(model, None, 0.0);
+        let mut positions = vec![Vec3::ZERO; model.points.len()];
+        let mut normals = vec![Vec3::ZERO; model.points.len()];
+        evaluate_pose(model, &pose, &mut positions, &mut normals);
+        (positions, normals)
+    }
+
+    fn assert_close(got: Vec3, want: Vec3) {
+        assert!(got.abs_diff_eq(want, 1e-5), "got {got}, want {want}");
+    }
+
+    fn set_scale(model: &mut Model, node: usize, scale: Vec3) {
+        let Local::Trs(trs) = &mut model.nodes[node].rest else { unreachable!() };
+        trs.scale = scale;
+    }
+
+    /// One unskinned part on node 0 with the given points and normals.
+    fn rigid_model(rest: Trs, positions: Vec<Vec3>, normals: Vec<Vec3>) -> Model {
+        let mut model = with_nodes(vec![trs_node(None, Vec3::ZERO)]);
+        model.nodes[0].rest = Local::Trs(rest);
+        let count = positions.len();
+        model.points = Points {
+            uv0: vec![glam::Vec2::ZERO; count],
+            joints: vec![[0; MAX_INFLUENCES]; count],
+            weights: vec![[0.0; MAX_INFLUENCES]; count],
+            positions,
+            normals,
+        };
+        model.parts = vec![part(0, None, count)];
+        model
+    }
+
+    #[test]
+    fn joint_matrices_carry_the_parent_joints_scale() {
+        // Joint 0 (node 1) scales by 2; joint 1 (node 2) sits 1 up from it. The
+        // point is bound fully to joint 1, whose inverse bind undoes the 1 up.
+        let mut model = skinned_point_model(
+            vec![trs_node(None, Vec3::ZERO), trs_node(None, Vec3::ZERO), trs_node(Some(1), Vec3::Y)],
+            vec![1, 2],
+            vec![Mat4::IDENTITY, Mat4::from_translation(-Vec3::Y)],
+            &[(Vec3::new(1.0, 1.0, 0.0), [1, 0, 0, 0, 0, 0, 0, 0], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        set_scale(&mut model, 1, Vec3::splat(2.0));
+        let (positions, _) = evaluate(&model);
+        // inverse bind → (1, 0, 0); joint 1 local → (1, 1, 0); joint 0 scale → (2, 2, 0).
+        assert_close(positions[0], Vec3::new(2.0, 2.0, 0.0));
+    }
+
+    #[test]
+    fn half_and_half_weights_average_the_joint_transforms() {
+        let model = skinned_point_model(
+            vec![
+                trs_node(None, Vec3::ZERO),
+                trs_node(None, Vec3::new(2.0, 0.0, 0.0)),
+                trs_node(None, Vec3::new(0.0, 4.0, 0.0)),
+            ],
+            vec![1, 2],
+            vec![Mat4::IDENTITY; 2],
+            &[(Vec3::ONE, [0, 1, 0, 0, 0, 0, 0, 0], [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        let (positions, normals) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(2.0, 3.0, 1.0));
+        assert_close(normals[0], Vec3::Z);
+    }
+
+    #[test]
+    fn all_eight_influences_count() {
+        // Slots 0–3 (JOINTS_0) name joints that stay put, slots 4–7 (JOINTS_1) name
+        // joints moved 8 along x; an eighth of the weight each gives +4.
+        let mut nodes = vec![trs_node(None, Vec3::ZERO)];
+        nodes.extend((0..8).map(|joint| trs_node(None, Vec3::new(if joint < 4 { 0.0 } else { 8.0 }, 0.0, 0.0))));
+        let model = skinned_point_model(
+            nodes,
+            (1..9).collect(),
+            vec![Mat4::IDENTITY; 8],
+            &[(Vec3::new(1.0, 2.0, 3.0), [0, 1, 2, 3, 4, 5, 6, 7], [0.125; 8])],
+        );
+        let (positions, _) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(5.0, 2.0, 3.0));
+    }
+
+    #[test]
+    fn morph_targets_apply_before_skinning() {
+        let mut model = skinned_point_model(
+            vec![trs_node(None, Vec3::ZERO), trs_node(None, Vec3::ZERO)],
+            vec![1],
+            vec![Mat4::IDENTITY],
+            &[(Vec3::X, [0; 8], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        set_scale(&mut model, 1, Vec3::splat(2.0));
+        model.parts[0].morph_targets =
+            vec![vat_model::MorphTarget { positions: vec![Vec3::X], normals: vec![Vec3::new(1.0, -1.0, 0.0)] }];
+        model.nodes[0].morph_weights = vec![0.5];
+        let (positions, normals) = evaluate(&model);
+        // (1 + 0.5) · 2 = 3; skinning first and morphing after would give 2.5.
+        assert_close(positions[0], Vec3::new(3.0, 0.0, 0.0));
+        // The morphed normal (0, 0, 1) + 0.5 · (1, −1, 0), normalised.
+        assert_close(normals[0], Vec3::new(0.5, -0.5, 1.0).normalize());
+    }
+
+    #[test]
+    fn skinned_parts_ignore_their_own_node_transform() {
+        let mut model = skinned_point_model(
+            vec![trs_node(None, Vec3::new(50.0, 0.0, 0.0)), trs_node(None, Vec3::Y)],
+            vec![1],
+            vec![Mat4::IDENTITY],
+            &[(Vec3::ZERO, [0; 8], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        let (positions, _) = evaluate(&model);
+        assert_close(positions[0], Vec3::Y);
+        // Without any weight the point falls back to the part node.
+        model.points.weights[0] = [0.0; 8];
+        let (positions, _) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(50.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn normals_use_the_inverse_transpose_under_non_uniform_scale() {
+        let rest = Trs { scale: Vec3::new(2.0, 1.0, 1.0), ..Trs::default() };
+        let diagonal = Vec3::new(1.0, 1.0, 0.0).normalize();
+        let model = rigid_model(rest, vec![Vec3::new(1.0, 1.0, 0.0)], vec![diagonal]);
+        let (positions, normals) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(2.0, 1.0, 0.0));
+        // diag(1/2, 1, 1) · (1, 1, 0) = (0.5, 1, 0) → (0.4472136, 0.8944272, 0).
+        assert_close(normals[0], Vec3::new(0.447_213_6, 0.894_427_2, 0.0));
+
+        // The same through a skin: a joint scaled (2, 1, 1).
+        let mut skinned = skinned_point_model(
+            vec![trs_node(None, Vec3::ZERO), trs_node(None, Vec3::ZERO)],
+            vec![1],
+            vec![Mat4::IDENTITY],
+            &[(Vec3::new(1.0, 1.0, 0.0), [0; 8], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        set_scale(&mut skinned, 1, Vec3::new(2.0, 1.0, 1.0));
+        skinned.points.normals[0] = diagonal;
+        let (_, normals) = evaluate(&skinned);
+        assert_close(normals[0], Vec3::new(0.447_213_6, 0.894_427_2, 0.0));
+    }
+
+    #[test]
+    fn mirrored_parts_keep_outward_normals() {
+        let rest = Trs { scale: Vec3::new(-1.0, 1.0, 1.0), ..Trs::default() };
+        let model = rigid_model(rest, vec![Vec3::new(1.0, 2.0, 3.0)], vec![Vec3::X]);
+        let (positions, normals) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(-1.0, 2.0, 3.0));
+        assert_close(normals[0], -Vec3::X);
+    }
+
+    #[test]
+    fn rotated_parts_rotate_their_normals() {
+        let rest = Trs { rotation: Quat::from_rotation_z(90_f32.to_radians()), translation: Vec3::Z, ..Trs::default() };
+        let model = rigid_model(rest, vec![Vec3::X], vec![Vec3::X]);
+        let (positions, normals) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(0.0, 1.0, 1.0));
+        assert_close(normals[0], Vec3::Y);
+    }
+
+    #[test]
+    fn degenerate_normals_become_plus_y() {
+        let flattened = Trs { scale: Vec3::new(0.0, 1.0, 1.0), ..Trs::default() };
+        let model = rigid_model(flattened, vec![Vec3::ONE, Vec3::ONE, Vec3::ONE], vec![Vec3::Z, Vec3::X, Vec3::ZERO]);
+        let (positions, normals) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(0.0, 1.0, 1.0));
+        // Squashed flat along x, every surface faces ±x; a normal along z has nowhere to go.
+        assert_eq!(normals, [DEGENERATE_NORMAL, Vec3::X, DEGENERATE_NORMAL]);
+    }
+
+    #[test]
+    fn out_of_range_joints_are_skipped() {
+        let model = skinned_point_model(
+            vec![trs_node(None, Vec3::ZERO), trs_node(None, Vec3::X)],
+            vec![1],
+            vec![Mat4::IDENTITY],
+            &[(Vec3::ZERO, [0, 9, 0, 0, 0, 0, 0, 0], [0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        let (positions, _) = evaluate(&model);
+        assert_close(positions[0], Vec3::new(0.5, 0.0, 0.0));
+    }
+
+    #[test]
+    fn bind_pose_moves_only_unskinned_parts() {
+        let mut model = skinned_point_model(
+            vec![trs_node(None, Vec3::new(0.0, 0.0, 7.0)), trs_node(None, Vec3::X)],
+            vec![1],
+            vec![Mat4::IDENTITY],
+            &[(Vec3::ONE, [0; 8], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
+        );
+        assert_eq!(bind_pose_positions(&model), [Vec3::ONE]);
+        model.parts[0].skin = None;
+        assert_eq!(bind_pose_positions(&model), [Vec3::new(1.0, 1.0, 8.0)]);
+    }
+}

@@ -1,0 +1,332 @@
+//! The bake, as a straight line of stages: load → evaluate → bounds → pack →
+//! encode → write. The only place that knows their order.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use glam::Vec3;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use vat_bounds::Bounds;
+use vat_model::{Clip, Frames, Layout, Model};
+
+use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Source, Texture};
+use crate::messages::Failure;
+use crate::output::Staged;
+use crate::rest_mesh::{self, RestMesh};
+use crate::settings::{BakeSettings, PointBudget};
+
+/// The tool's name and version, as written into every output.
+pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
+
+/// A rest-pose to bind-pose size ratio outside this range means the model came
+/// out the wrong size (the bone-scale and quantization "smear" traps: 1.5–2.4×
+/// too big, or flattened).
+const SIZE_GUARD: (f32, f32) = (1.0 / 1.5, 1.5);
+
+/// A clip loops when its last row is within this fraction of the bounds diagonal of its first.
+const LOOP_TOLERANCE: f32 = 0.01;
+
+/// How long each stage took, in milliseconds.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    pub load: f64,
+    pub evaluate: f64,
+    pub bounds: f64,
+    pub pack: f64,
+    pub encode: f64,
+    pub write: f64,
+    pub total: f64,
+}
+
+/// What a bake did, for the summary line and `--json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct BakeReport {
+    pub description_file: PathBuf,
+    pub files: Vec<PathBuf>,
+    pub points: u32,
+    pub rows: u32,
+    pub clips: usize,
+    pub width: u32,
+    pub height: u32,
+    pub bands: u32,
+    pub texture_bytes: u64,
+    pub mesh_bytes: u64,
+    pub raw_texel_bytes: u64,
+    pub precision: f32,
+    /// Rest-pose size over bind-pose size (see the size guard); 1 for a well-formed rig.
+    pub size_ratio: f32,
+    pub timings_ms: Timings,
+    pub warnings: Vec<String>,
+    #[serde(skip)]
+    pub description: Description,
+}
+
+fn ms(since: Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Rows, rate and duration of a clip. A clip of duration d at rate f gets
+/// `round(d·f) + 1` rows from t = 0 to t = d (capped by `max_frames`, resampled
+/// evenly). Duration and rate are always > 0; row k is at time k / rate.
+pub fn clip_rows(duration: f32, fps: f32, max_frames: Option<u32>) -> (u32, f32, f32) {
+    if duration <= 0.0 {
+        return (1, fps, 1.0 / fps);
+    }
+    let natural = (duration as f64 * fps as f64).round() as u64 + 1;
+    let rows = natural.min(max_frames.map_or(u64::MAX, u64::from)).max(1) as u32;
+    let rate = if rows > 1 { ((rows - 1) as f64 / duration as f64) as f32 } else { fps };
+    (rows, rate, duration)
+}
+
+/// Sample times of a clip's rows: evenly from 0 to its duration.
+fn row_times(rows: u32, duration: f32) -> Vec<f32> {
+    if rows <= 1 {
+        return vec![0.0];
+    }
+    (0..rows).map(|k| (duration as f64 * k as f64 / (rows - 1) as f64) as f32).collect()
+}
+
+fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
+    let Some(names) = wanted else { return Ok(model.clips.iter().collect()) };
+    let mut picked = Vec::new();
+    for name in names {
+        match model.clips.iter().find(|c| &c.display_name() == name) {
+            Some(c) => picked.push(c),
+            None => {
+                let available: Vec<String> = model.clips.iter().map(|c| format!("\"{}\"", c.display_name())).collect();
+                return Err(Failure::usage(format!(
+                    "{}: has no clip named \"{name}\"; its clips are {}",
+                    file.display(),
+                    available.join(", ")
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(picked)
+}
+
+/// Size of a point cloud as its root-mean-square distance from its centroid: unlike
+/// a bounding-box height, it does not change when a rig's root turns Z-up into Y-up.
+fn spread(points: &[Vec3]) -> f32 {
+    let n = points.len().max(1) as f32;
+    let centroid = points.iter().copied().sum::<Vec3>() / n;
+    (points.iter().map(|p| p.distance_squared(centroid)).sum::<f32>() / n).sqrt()
+}
+
+/// Runs the whole bake for one model.
+pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
+    let started = Instant::now();
+    let file = settings.input.as_path();
+    let mut timings = Timings::default();
+    let mut warnings = Vec::new();
+
+    // Load.
+    let at = Instant::now();
+    let source_bytes = vat_gltf::read_file(file)?;
+    let loaded = vat_gltf::load(file, &source_bytes, &vat_gltf::Options { scene: settings.scene })?;
+    let model = loaded.model;
+    warnings.extend(loaded.warnings);
+    let sha256 = format!("{:x}", Sha256::digest(&source_bytes));
+    timings.load = ms(at);
+
+    if model.clips.is_empty() {
+        return Err(Failure::input(format!(
+            "{}: the model has no animation clips, so there is nothing to bake; \
+             a vertex animation texture stores motion: export the model with its animations",
+            file.display()
+        ))
+        .into());
+    }
+    let clips = pick_clips(&model, &settings.clips, file)?;
+    if let PointBudget::Count(n) = settings.points {
+        if (n as usize) < model.points.len() {
+            warnings.push(format!(
+                "--points {n}: decimation is not available in this version; all {} points are baked",
+                model.points.len()
+            ));
+        }
+    }
+
+    // Evaluate: the rest pose, then every row of every clip.
+    let at = Instant::now();
+    let rest_pose = vat_skin::sample_pose(&model, None, 0.0);
+    let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
+    let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
+    vat_skin::evaluate_pose(&model, &rest_pose, &mut rest_positions, &mut rest_normals);
+    let size_ratio = size_ratio(&model, &rest_positions);
+    if settings.size_guard {
+        size_guard(size_ratio, file)?;
+    }
+    let mut entries = Vec::with_capacity(clips.len());
+    let mut frames: Vec<Frames> = Vec::with_capacity(clips.len());
+    let mut row = 0u32;
+    for clip in &clips {
+        let (rows, rate, duration) = clip_rows(clip.duration(), settings.fps, settings.max_frames);
+        frames.push(vat_skin::evaluate_clip(&model, Some(clip), &row_times(rows, clip.duration())));
+        entries.push(ClipEntry {
+            name: clip.display_name(),
+            source_index: clip.source_index as u32,
+            slot: None,
+            row,
+            rows,
+            duration,
+            rate,
+            looping: false,
+        });
+        row += rows;
+    }
+    timings.evaluate = ms(at);
+
+    // Bounds over every row of every clip.
+    let at = Instant::now();
+    let bounds = Bounds::of_frames(&frames);
+    for (entry, clip_frames) in entries.iter_mut().zip(&frames) {
+        let first = clip_frames.row_positions(0);
+        let last = clip_frames.row_positions(clip_frames.rows - 1);
+        let gap = first.iter().zip(last).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+        entry.looping = clip_frames.rows > 1 && gap <= LOOP_TOLERANCE * bounds.diagonal();
+    }
+    timings.bounds = ms(at);
+
+    // Pack into texels.
+    let at = Instant::now();
+    let layout = Layout::new(model.points.len(), row as usize, settings.max_width as usize);
+    if layout.bands > 1 {
+        warnings.push(format!(
+            "{} points exceed --max-width {}: the columns wrap into {} bands (see the description's texture.bands)",
+            model.points.len(),
+            settings.max_width,
+            layout.bands
+        ));
+    }
+    let (texels, quantization) = vat_bounds::pack(&layout, &bounds, &frames);
+    drop(frames);
+    timings.pack = ms(at);
+
+    // Encode the texture and the rest mesh.
+    let at = Instant::now();
+    let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
+    let ktx2 = vat_ktx2::encode_ktx2(
+        &image,
+        &vat_ktx2::Ktx2Options { zstd_level: settings.zstd_level, writer: GENERATOR.to_string() },
+    )
+    .context("cannot encode the texture")?;
+    let texture_name = format!("{}.vat.ktx2", settings.name);
+    let mesh_name = format!("{}.rest.glb", settings.name);
+    let description_name = format!("{}.vat.json", settings.name);
+    let glb = rest_mesh::write_glb(&RestMesh {
+        name: &settings.name,
+        generator: GENERATOR,
+        model: &model,
+        positions: &rest_positions,
+        normals: &rest_normals,
+        layout: &layout,
+        bounds_min: bounds.min().min(Bounds::from_points(rest_positions.iter().copied()).min()),
+        bounds_max: bounds.max().max(Bounds::from_points(rest_positions.iter().copied()).max()),
+    });
+    let description = Description {
+        format: description::FORMAT.into(),
+        format_version: description::FORMAT_VERSION,
+        generator: GENERATOR.into(),
+        source: Source {
+            file: file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            sha256,
+            bytes: source_bytes.len() as u64,
+        },
+        settings: settings.recorded(),
+        axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
+        points: layout.points as u32,
+        rows: layout.rows as u32,
+        texture: Texture {
+            file: texture_name.clone(),
+            container: "ktx2".into(),
+            vk_format: 91,
+            format: "R16G16B16A16_UNORM".into(),
+            supercompression: "zstd".into(),
+            width: layout.width as u32,
+            height: layout.height as u32,
+            bands: layout.bands as u32,
+            bytes: ktx2.len() as u64,
+        },
+        positions: Positions {
+            channels: "rgb".into(),
+            encoding: "unorm16".into(),
+            center: bounds.center.to_array(),
+            half_extent: bounds.half_extent.to_array(),
+            precision: quantization.max_position_error,
+        },
+        normals: Normals {
+            channel: "a".into(),
+            encoding: "octahedral_8_8".into(),
+            max_error_degrees: quantization.max_normal_error_degrees,
+        },
+        mesh: Mesh {
+            file: mesh_name.clone(),
+            points: model.points.len() as u32,
+            triangles: model.triangles.len() as u32,
+        },
+        clips: entries,
+    };
+    let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
+    description_json.push(b'\n');
+    timings.encode = ms(at);
+
+    // Write: all three files staged, then renamed together.
+    let at = Instant::now();
+    let mut staged = Staged::new(&settings.out_dir);
+    let output = |e: anyhow::Error| Failure::output(format!("{e:#}"));
+    staged.write(&texture_name, &ktx2).map_err(output)?;
+    staged.write(&mesh_name, &glb).map_err(output)?;
+    staged.write(&description_name, &description_json).map_err(output)?;
+    let files = staged.commit().map_err(output)?;
+    timings.write = ms(at);
+    timings.total = ms(started);
+
+    Ok(BakeReport {
+        description_file: settings.out_dir.join(&description_name),
+        files,
+        points: description.points,
+        rows: description.rows,
+        clips: description.clips.len(),
+        width: description.texture.width,
+        height: description.texture.height,
+        bands: description.texture.bands,
+        texture_bytes: ktx2.len() as u64,
+        mesh_bytes: glb.len() as u64,
+        raw_texel_bytes: (layout.width * layout.height * 8) as u64,
+        precision: quantization.max_position_error,
+        size_ratio,
+        timings_ms: timings,
+        warnings,
+        description,
+    })
+}
+
+/// Rest-pose size over bind-pose size; 1 when the bind pose is a single point.
+fn size_ratio(model: &Model, rest_positions: &[Vec3]) -> f32 {
+    let bind = spread(&vat_skin::bind_pose_positions(model));
+    if bind <= f32::EPSILON {
+        return 1.0;
+    }
+    spread(rest_positions) / bind
+}
+
+/// Refuses a bake whose evaluated rest pose is far from the bind-pose size: the
+/// tell of a skinning or dequantization bug, which must be an error, not a
+/// silently wrong texture.
+fn size_guard(ratio: f32, file: &Path) -> Result<()> {
+    if !(SIZE_GUARD.0..=SIZE_GUARD.1).contains(&ratio) {
+        return Err(Failure::input(format!(
+            "{}: the evaluated rest pose is {ratio:.2}× the size of the bind-pose mesh \
+; a model that comes out the wrong size is refused rather than baked. \
+             Check the rig's joint scales and inverse bind matrices in the exporter, or pass --no-size-guard \
+             if the rest pose really differs from the bind pose",
+            file.display()
+        ))
+        .into());
+    }
+    Ok(())
+}

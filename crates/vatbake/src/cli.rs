@@ -1,0 +1,133 @@
+//! Command-line flags, and their one-time conversion into settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::messages::Failure;
+use crate::output::check_file_name;
+use crate::settings::{BakeSettings, PointBudget};
+
+/// Default Zstandard level: chosen by measurement (docs/PERFORMANCE.md).
+pub const DEFAULT_ZSTD_LEVEL: i32 = 9;
+pub const DEFAULT_MAX_WIDTH: u32 = 16_384;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "vatbake",
+    version,
+    about = "Bake skinned, animated glTF characters into vertex animation textures (KTX2 + Zstd)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Bake one model: writes <name>.vat.ktx2, <name>.rest.glb and <name>.vat.json into OUTDIR.
+    Bake(BakeArgs),
+    /// Print the JSON Schema of the description file.
+    Schema,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Print a machine-readable summary (JSON) on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing but errors.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print the summary even when stdout is not a terminal, with per-clip and per-stage detail.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// How much to print.
+pub struct Output {
+    pub json: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+}
+
+impl From<&OutputArgs> for Output {
+    fn from(a: &OutputArgs) -> Self {
+        Output { json: a.json, quiet: a.quiet, verbose: a.verbose }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct BakeArgs {
+    /// The model: .glb, or .gltf with its .bin files or data URIs.
+    pub input: PathBuf,
+    /// Output folder (created if missing).
+    #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
+    pub out_dir: PathBuf,
+    /// Rows per second to sample each clip at.
+    #[arg(long, default_value_t = 30.0)]
+    pub fps: f32,
+    /// Cap on rows per clip; longer clips are resampled evenly (their duration and rate are recorded).
+    #[arg(long, value_name = "N")]
+    pub max_frames: Option<u32>,
+    /// Widest texture to write; more points wrap into bands (WebGL in headless Chromium: 8192; many phones: 4096).
+    #[arg(long, default_value_t = DEFAULT_MAX_WIDTH, value_name = "TEXELS")]
+    pub max_width: u32,
+    /// Point budget, or "all".
+    #[arg(long, default_value = "4000", value_name = "N|all")]
+    pub points: PointBudget,
+    /// Bake only these clips, by name (unnamed clips are "animation_<index>"), in this order.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub clips: Option<Vec<String>>,
+    /// Stem of the output file names (default: the input's file stem).
+    #[arg(long, value_name = "STEM")]
+    pub name: Option<String>,
+    /// Zstandard level for the texture (1–22; higher is smaller and slower).
+    #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL")]
+    pub zstd_level: i32,
+    /// Scene to bake (default: the file's default scene).
+    #[arg(long, value_name = "INDEX")]
+    pub scene: Option<usize>,
+    /// Bake even when the evaluated rest pose is far from the bind-pose size.
+    #[arg(long)]
+    pub no_size_guard: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl BakeArgs {
+    pub fn into_settings(self) -> Result<BakeSettings, Failure> {
+        if !(self.fps.is_finite() && self.fps > 0.0 && self.fps <= 1000.0) {
+            return Err(Failure::usage(format!("--fps {}: give a rate between 0 and 1000 rows per second", self.fps)));
+        }
+        if self.max_frames == Some(0) {
+            return Err(Failure::usage("--max-frames 0: a clip needs at least one row"));
+        }
+        if self.max_width == 0 {
+            return Err(Failure::usage("--max-width 0: give the widest texture your target GPU accepts, e.g. 4096"));
+        }
+        if !(1..=22).contains(&self.zstd_level) {
+            return Err(Failure::usage(format!("--zstd-level {}: Zstandard levels run from 1 to 22", self.zstd_level)));
+        }
+        let name = match self.name {
+            Some(n) => n,
+            None => self.input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
+                Failure::usage(format!("{}: no file name to name the outputs after; pass --name", self.input.display()))
+            })?,
+        };
+        check_file_name(&name).map_err(|e| Failure::usage(format!("--name: {e}")))?;
+        Ok(BakeSettings {
+            input: self.input,
+            out_dir: self.out_dir,
+            name,
+            fps: self.fps,
+            max_frames: self.max_frames,
+            max_width: self.max_width,
+            points: self.points,
+            clips: self.clips,
+            zstd_level: self.zstd_level,
+            scene: self.scene,
+            size_guard: !self.no_size_guard,
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! The description file (`<stem>.vat.json`): everything a runtime needs to play the
+//! texture, and nothing it must guess. These types are the source of the JSON Schema
+//! published as `docs/vat.schema.json` (`vatbake schema` prints it).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The value of `format`.
+pub const FORMAT: &str = "vatbake.vat";
+/// Bumped when a change could break a reader.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A baked vertex animation texture and how to play it.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Description {
+    /// Always "vatbake.vat".
+    pub format: String,
+    /// Version of this file format; readers refuse versions they do not know.
+    pub format_version: u32,
+    /// The tool and version that wrote the file, e.g. "vatbake 0.1.0".
+    pub generator: String,
+    pub source: Source,
+    pub settings: Settings,
+    pub axes: Axes,
+    /// Points of the baked model: one texture column each (before wrapping into bands).
+    pub points: u32,
+    /// Rows of all clips stacked: the height of one band.
+    pub rows: u32,
+    pub texture: Texture,
+    pub positions: Positions,
+    pub normals: Normals,
+    pub mesh: Mesh,
+    /// Clips in the order their rows are stacked.
+    pub clips: Vec<ClipEntry>,
+}
+
+/// The model the texture was baked from.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// File name of the source model, as given on the command line (its last component).
+    pub file: String,
+    /// SHA-256 of the source file's bytes, lowercase hex (external buffers not included).
+    pub sha256: String,
+    /// Size of the source file in bytes.
+    pub bytes: u64,
+}
+
+/// The settings the bake ran with (after defaults were applied).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Target sampling rate in rows per second.
+    pub fps: f32,
+    /// Cap on rows per clip, if one was set.
+    pub max_frames: Option<u32>,
+    /// Widest texture allowed; wider point sets wrap into bands.
+    pub max_width: u32,
+    /// Point budget: a number, or "all".
+    pub points: String,
+    /// Clips asked for by name, or null for every clip.
+    pub clips: Option<Vec<String>>,
+    /// Zstandard level of the texture's supercompression.
+    pub zstd_level: i32,
+    /// Scene index baked, or null for the document's default scene.
+    pub scene: Option<u32>,
+}
+
+/// The coordinate system of the positions and normals in the texture.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Axes {
+    /// "+y": glTF's up axis, unchanged.
+    pub up: String,
+    /// "+z": the direction a glTF model faces.
+    pub forward: String,
+    /// "right": right-handed coordinates.
+    pub handedness: String,
+    /// "metres" (glTF's unit), as the source scene has them.
+    pub units: String,
+}
+
+/// The texture file and its shape.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Texture {
+    /// File name, relative to the description file.
+    pub file: String,
+    /// "ktx2", or "png" for the 16-bit PNG fallback.
+    pub container: String,
+    /// Vulkan format number: 91 (VK_FORMAT_R16G16B16A16_UNORM).
+    pub vk_format: u32,
+    /// "R16G16B16A16_UNORM".
+    pub format: String,
+    /// "zstd" for KTX2 with Zstandard supercompression, "none" otherwise.
+    pub supercompression: String,
+    pub width: u32,
+    pub height: u32,
+    /// Bands the columns are wrapped into; 1 when the points fit in one row of texels.
+    pub bands: u32,
+    /// Size of the texture file in bytes.
+    pub bytes: u64,
+}
+
+/// How RGB decode to positions: `p = (rgb / 65535 · 2 − 1) · half_extent + center`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Positions {
+    /// "rgb".
+    pub channels: String,
+    /// "unorm16".
+    pub encoding: String,
+    /// Centre of the bounds over every row of every clip.
+    pub center: [f32; 3],
+    /// Half-size of those bounds per axis (0 on a flat axis).
+    pub half_extent: [f32; 3],
+    /// Largest position error of the 16-bit round trip over all texels, in model units.
+    pub precision: f32,
+}
+
+/// How the alpha channel decodes to a normal.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Normals {
+    /// "a".
+    pub channel: String,
+    /// "octahedral_8_8": high byte octahedral x, low byte y, each `b / 255 · 2 − 1`.
+    pub encoding: String,
+    /// Largest angle between an evaluated normal and its decoded value, in degrees.
+    pub max_error_degrees: f32,
+}
+
+/// The rest-pose mesh whose TEXCOORD_1 addresses the texture.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Mesh {
+    /// File name of the GLB, relative to the description file.
+    pub file: String,
+    /// Points that map to texture columns (the GLB adds two unreferenced bounds corners after them).
+    pub points: u32,
+    pub triangles: u32,
+}
+
+/// One clip's rows in the texture.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ClipEntry {
+    /// The source clip's name ("animation_<n>" when it has none).
+    pub name: String,
+    /// Index of the animation in the source file.
+    pub source_index: u32,
+    /// The game slot this clip fills, or null when unassigned.
+    pub slot: Option<String>,
+    /// First row of the clip (within a band).
+    pub row: u32,
+    /// Number of rows.
+    pub rows: u32,
+    /// Length of the clip in seconds; always > 0.
+    pub duration: f32,
+    /// Rows per second: row k shows time k / rate; always > 0.
+    pub rate: f32,
+    /// Whether the clip ends where it starts (last row within 1% of the bounds diagonal of the first).
+    #[serde(rename = "loop")]
+    pub looping: bool,
+}
+
+/// The JSON Schema of the description file, pretty-printed.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(Description);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema always serializes");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,82 @@
+//! What the user is told, and the exit codes that go with it. One home for both.
+//!
+//! Exit codes (also in docs/CLI.md):
+//! - 0: success
+//! - 1: findings (audit) or failed units (roster)
+//! - 2: usage error: a flag or argument is wrong
+//! - 3: input error: the model cannot be read, is invalid, unsupported, or would bake wrongly
+//! - 4: output error: the results cannot be written
+
+use std::fmt;
+use std::io::IsTerminal;
+
+pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_INPUT: u8 = 3;
+pub const EXIT_OUTPUT: u8 = 4;
+
+/// An error that knows its exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure { code: EXIT_USAGE, message: message.into() }
+    }
+    pub fn input(message: impl Into<String>) -> Self {
+        Failure { code: EXIT_INPUT, message: message.into() }
+    }
+    pub fn output(message: impl Into<String>) -> Self {
+        Failure { code: EXIT_OUTPUT, message: message.into() }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// The exit code and one-paragraph message for any error that reaches the edge.
+pub fn classify(error: &anyhow::Error) -> (u8, String) {
+    if let Some(f) = error.downcast_ref::<Failure>() {
+        return (f.code, f.message.clone());
+    }
+    if let Some(e) = error.downcast_ref::<vat_gltf::LoadError>() {
+        return (EXIT_INPUT, e.to_string());
+    }
+    (EXIT_OUTPUT, format!("{error:#}"))
+}
+
+fn colour() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+pub fn error(message: &str) {
+    if colour() {
+        eprintln!("\x1b[1;31merror:\x1b[0m {message}");
+    } else {
+        eprintln!("error: {message}");
+    }
+}
+
+pub fn warning(message: &str) {
+    if colour() {
+        eprintln!("\x1b[1;33mwarning:\x1b[0m {message}");
+    } else {
+        eprintln!("warning: {message}");
+    }
+}
+
+/// 1234567 → "1.2 MB"; 2048 → "2.0 KB".
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        n if n >= 1_000 => format!("{:.1} KB", n as f64 / 1e3),
+        n => format!("{n} B"),
+    }
+}

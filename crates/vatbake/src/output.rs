@@ -1,0 +1,72 @@
+//! Writing results: every file goes to a temporary name inside the output folder
+//! and is renamed into place only once all of a bake's files are complete, so a
+//! failure never leaves a half-written or mismatched set behind.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+/// A file name that cannot leave the folder it is joined to.
+pub fn check_file_name(name: &str) -> Result<()> {
+    let ok =
+        !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0']) && !name.starts_with('.');
+    if !ok {
+        bail!("\"{name}\" is not a plain file name: use letters, digits, '-', '_' or '.', with no folder separators");
+    }
+    Ok(())
+}
+
+/// Files staged for one bake.
+pub struct Staged {
+    dir: PathBuf,
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Staged {
+    pub fn new(dir: &Path) -> Self {
+        Staged { dir: dir.to_path_buf(), files: Vec::new() }
+    }
+
+    /// Writes `bytes` to a temporary file beside `name` in the output folder.
+    pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        check_file_name(name)?;
+        fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create the output folder {}", self.dir.display()))?;
+        let target = self.dir.join(name);
+        let temp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let result = (|| -> std::io::Result<()> {
+            let mut file = fs::File::create(&temp)?;
+            file.write_all(bytes)?;
+            file.sync_data()
+        })();
+        if let Err(e) = result {
+            let _ = fs::remove_file(&temp);
+            return Err(e).with_context(|| format!("cannot write {}", target.display()));
+        }
+        self.files.push((temp, target));
+        Ok(())
+    }
+
+    /// Renames every staged file into place.
+    pub fn commit(mut self) -> Result<Vec<PathBuf>> {
+        let files = std::mem::take(&mut self.files);
+        let mut done = Vec::new();
+        for (temp, target) in &files {
+            fs::rename(temp, target)
+                .with_context(|| format!("cannot move the finished file into {}", target.display()))?;
+            done.push(target.clone());
+        }
+        Ok(done)
+    }
+}
+
+impl Drop for Staged {
+    /// Anything not committed (an error on the way) is removed.
+    fn drop(&mut self) {
+        for (temp, _) in &self.files {
+            let _ = fs::remove_file(temp);
+        }
+    }
+}

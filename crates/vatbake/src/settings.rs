@@ -1,0 +1,67 @@
+//! Flags turned into validated settings, once.
+
+use std::path::PathBuf;
+
+use crate::description;
+
+/// The point budget of a bake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointBudget {
+    All,
+    Count(u32),
+}
+
+impl std::str::FromStr for PointBudget {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.eq_ignore_ascii_case("all") {
+            return Ok(PointBudget::All);
+        }
+        match s.parse::<u32>() {
+            Ok(0) => Err("the point budget must be at least 1 (or \"all\")".into()),
+            Ok(n) => Ok(PointBudget::Count(n)),
+            Err(_) => Err(format!("\"{s}\" is not a point count: give a whole number or \"all\"")),
+        }
+    }
+}
+
+impl std::fmt::Display for PointBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PointBudget::All => f.write_str("all"),
+            PointBudget::Count(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// Everything one bake needs to know.
+#[derive(Clone, Debug)]
+pub struct BakeSettings {
+    pub input: PathBuf,
+    pub out_dir: PathBuf,
+    /// Stem of the output files.
+    pub name: String,
+    pub fps: f32,
+    pub max_frames: Option<u32>,
+    pub max_width: u32,
+    pub points: PointBudget,
+    pub clips: Option<Vec<String>>,
+    pub zstd_level: i32,
+    pub scene: Option<usize>,
+    pub size_guard: bool,
+}
+
+impl BakeSettings {
+    /// The settings as the description file records them.
+    pub fn recorded(&self) -> description::Settings {
+        description::Settings {
+            fps: self.fps,
+            max_frames: self.max_frames,
+            max_width: self.max_width,
+            points: self.points.to_string(),
+            clips: self.clips.clone(),
+            zstd_level: self.zstd_level,
+            scene: self.scene.map(|s| s as u32),
+        }
+    }
+}
