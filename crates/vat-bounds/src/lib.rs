@@ -19,6 +19,7 @@
 //! ```
 
 use glam::{Vec2, Vec3};
+use rayon::prelude::*;
 use vat_model::{Frames, Layout};
 
 /// An axis-aligned box as centre and half-size (each half-size ≥ 0).
@@ -120,6 +121,11 @@ fn byte_to_unit(b: u16) -> f32 {
 /// A unit normal to 16 bits: octahedral x in the high byte, y in the low byte.
 /// Of the four nearest codes, the one closest in angle is kept.
 pub fn encode_normal(n: Vec3) -> u16 {
+    encode_normal_with_cos(n).0
+}
+
+/// The code and the cosine of the angle between the normal and its decoded value.
+fn encode_normal_with_cos(n: Vec3) -> (u16, f32) {
     let n = n.normalize_or(Vec3::Z);
     let p = (oct_project(n) * 0.5 + Vec2::splat(0.5)) * 255.0;
     let (x0, y0) = (p.x.floor().clamp(0.0, 255.0) as u16, p.y.floor().clamp(0.0, 255.0) as u16);
@@ -132,7 +138,7 @@ pub fn encode_normal(n: Vec3) -> u16 {
             best = (cos, code);
         }
     }
-    best.1
+    (best.1, best.0)
 }
 
 /// The decode a shader applies to the alpha channel.
@@ -149,29 +155,37 @@ pub struct Quantization {
 
 /// Packs clips (stacked in order, rows as the layout counts them) into RGBA16
 /// texels: RGB the position, A the normal. Texels past the last point stay zero.
+/// Image rows are packed in parallel; every texel depends only on its own point
+/// and row, so the bytes are the same at any thread count.
 pub fn pack(layout: &Layout, bounds: &Bounds, clips: &[Frames]) -> (Vec<u16>, Quantization) {
     let mut texels = vec![0u16; layout.width * layout.height * 4];
-    let mut max_err = 0.0f32;
-    let mut min_cos = 1.0f32;
-    let mut row = 0;
-    for frames in clips {
-        assert_eq!(frames.points, layout.points, "frames and layout disagree on the point count");
-        for r in 0..frames.rows {
-            let positions = frames.row_positions(r);
-            let normals = frames.row_normals(r);
-            for point in 0..layout.points {
-                let (x, y) = layout.texel(point, row);
-                let at = (y * layout.width + x) * 4;
-                let rgb = encode_position(positions[point], bounds);
-                let normal = encode_normal(normals[point]);
-                texels[at..at + 3].copy_from_slice(&rgb);
-                texels[at + 3] = normal;
-                max_err = max_err.max((decode_position(rgb, bounds) - positions[point]).length());
-                min_cos = min_cos.min(decode_normal(normal).dot(normals[point].normalize_or(Vec3::Z)));
+    // (clip, local row) of every global row.
+    let rows: Vec<(usize, usize)> =
+        clips.iter().enumerate().flat_map(|(c, frames)| (0..frames.rows).map(move |r| (c, r))).collect();
+    assert_eq!(rows.len(), layout.rows, "frames and layout disagree on the row count");
+    assert!(clips.iter().all(|f| f.points == layout.points), "frames and layout disagree on the point count");
+    let (max_err, min_cos) = texels
+        .par_chunks_mut(layout.width * 4)
+        .enumerate()
+        .map(|(y, line)| {
+            let band = y / layout.rows;
+            let (clip, row) = rows[y % layout.rows];
+            let first = band * layout.width;
+            let count = layout.points.saturating_sub(first).min(layout.width);
+            let positions = &clips[clip].row_positions(row)[first..first + count];
+            let normals = &clips[clip].row_normals(row)[first..first + count];
+            let mut max_err = 0.0f32;
+            let mut min_cos = 1.0f32;
+            for ((texel, &position), &normal) in line.chunks_exact_mut(4).zip(positions).zip(normals) {
+                let rgb = encode_position(position, bounds);
+                let (code, cos) = encode_normal_with_cos(normal);
+                texel.copy_from_slice(&[rgb[0], rgb[1], rgb[2], code]);
+                max_err = max_err.max((decode_position(rgb, bounds) - position).length());
+                min_cos = min_cos.min(cos);
             }
-            row += 1;
-        }
-    }
+            (max_err, min_cos)
+        })
+        .reduce(|| (0.0, 1.0), |a, b| (a.0.max(b.0), a.1.min(b.1)));
     let quantization = Quantization {
         max_position_error: max_err,
         max_normal_error_degrees: min_cos.clamp(-1.0, 1.0).acos().to_degrees(),

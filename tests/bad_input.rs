@@ -1,0 +1,214 @@
+//! Broken, hostile and unsupported input: a non-zero documented exit code, one clear
+//! message naming the file, nothing written, never a panic.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use common::{fixture, stderr, vatbake};
+use serde_json::Value;
+
+const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+/// Runs a bake that must fail; returns (exit code, the message).
+fn fails(model: &Path, extra: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut args = vec!["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = vatbake(&args);
+    let message = stderr(&o);
+    assert!(!message.contains("panicked"), "{message}");
+    assert!(o.stdout.is_empty(), "nothing on stdout for a failure");
+    assert_eq!(message.lines().count(), 1, "one message: {message}");
+    assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none(), "nothing left in OUTDIR");
+    (o.status.code().expect("exits, not killed"), message)
+}
+
+/// SimpleSkin's JSON with its buffers (data URIs) decoded, for editing.
+fn simple_skin() -> (Value, Vec<Vec<u8>>) {
+    let json: Value = serde_json::from_slice(&std::fs::read(fixture("SimpleSkin/SimpleSkin.gltf")).unwrap()).unwrap();
+    let buffers = json["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| B64.decode(b["uri"].as_str().unwrap().split_once(',').unwrap().1).unwrap())
+        .collect();
+    (json, buffers)
+}
+
+fn write_model(dir: &Path, name: &str, mut json: Value, buffers: &[Vec<u8>]) -> PathBuf {
+    for (i, buffer) in buffers.iter().enumerate() {
+        json["buffers"][i]["uri"] = format!("data:application/octet-stream;base64,{}", B64.encode(buffer)).into();
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    path
+}
+
+/// The buffer and byte offset of an accessor's first element.
+fn accessor_at(json: &Value, accessor: usize) -> (usize, usize) {
+    let a = &json["accessors"][accessor];
+    let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let offset = view["byteOffset"].as_u64().unwrap_or(0) + a["byteOffset"].as_u64().unwrap_or(0);
+    (view["buffer"].as_u64().unwrap() as usize, offset as usize)
+}
+
+fn starts_with_file(message: &str, model: &Path) {
+    assert!(message.starts_with(&format!("error: {}: ", model.display())), "names the file: {message}");
+}
+
+#[test]
+fn truncated_glb() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("cut.glb");
+    std::fs::write(&model, &std::fs::read(fixture("Fox/Fox.glb")).unwrap()[..50_000]).unwrap();
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(
+        message.contains("GLB file is truncated: its header declares 162852 bytes but the file has 50000"),
+        "{message}"
+    );
+}
+
+#[test]
+fn json_that_is_not_gltf() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("notes.gltf");
+    std::fs::write(&model, br#"{"title": "shopping list", "items": ["eggs"]}"#).unwrap();
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("not a glTF 2.0 document: it has no asset.version"), "{message}");
+}
+
+#[test]
+fn missing_bin() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("rigged-simple.gltf");
+    std::fs::copy(fixture("RiggedSimple/rigged-simple.gltf"), &model).unwrap();
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("cannot read buffer 0 \"rigged-simple.bin\""), "{message}");
+    assert!(message.contains("copy the file next to the model"), "{message}");
+}
+
+#[test]
+fn index_out_of_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, mut buffers) = simple_skin();
+    let indices = json["meshes"][0]["primitives"][0]["indices"].as_u64().unwrap() as usize;
+    let (buffer, at) = accessor_at(&json, indices);
+    buffers[buffer][at..at + 2].copy_from_slice(&999u16.to_le_bytes());
+    let model = write_model(dir.path(), "bad-index.gltf", json, &buffers);
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("index 999 is out of range: the primitive has 10 points"), "{message}");
+}
+
+#[test]
+fn accessor_larger_than_its_buffer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, buffers) = simple_skin();
+    let position = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"].as_u64().unwrap() as usize;
+    json["accessors"][position]["count"] = 1_000_000_000u64.into();
+    let model = write_model(dir.path(), "huge.gltf", json, &buffers);
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("needs 1000000000 ×"), "{message}");
+    assert!(message.contains("more than the"), "{message}");
+}
+
+#[test]
+fn uri_escaping_the_model_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("models")).unwrap();
+    std::fs::copy(fixture("RiggedSimple/rigged-simple.bin"), dir.path().join("outside.bin")).unwrap();
+    let mut json: Value =
+        serde_json::from_slice(&std::fs::read(fixture("RiggedSimple/rigged-simple.gltf")).unwrap()).unwrap();
+    json["buffers"][0]["uri"] = "../outside.bin".into();
+    let model = dir.path().join("models/escape.gltf");
+    std::fs::write(&model, serde_json::to_vec(&json).unwrap()).unwrap();
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("the URI \"../outside.bin\" escapes the model's folder"), "{message}");
+}
+
+#[test]
+fn model_with_no_animation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, buffers) = simple_skin();
+    json.as_object_mut().unwrap().remove("animations");
+    let model = write_model(dir.path(), "still.gltf", json, &buffers);
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("the model has no animation clips, so there is nothing to bake"), "{message}");
+}
+
+#[test]
+fn nan_in_keyframes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, mut buffers) = simple_skin();
+    let output = json["animations"][0]["samplers"][0]["output"].as_u64().unwrap() as usize;
+    let (buffer, at) = accessor_at(&json, output);
+    buffers[buffer][at + 4..at + 8].copy_from_slice(&f32::NAN.to_le_bytes());
+    let model = write_model(dir.path(), "nan.gltf", json, &buffers);
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("channel 0 has NaN or infinite key values"), "{message}");
+}
+
+#[test]
+fn draco_is_refused_with_advice() {
+    let model = fixture("CesiumMan/glTF-Draco/CesiumMan.gltf");
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    assert!(message.contains("requires the extension KHR_draco_mesh_compression"), "{message}");
+}
+
+#[test]
+fn missing_file() {
+    let (code, message) = fails(Path::new("no/such/model.glb"), &[]);
+    assert_eq!(code, 3);
+    assert!(message.starts_with("error: no/such/model.glb: cannot read the model"), "{message}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let fox = fixture("Fox/Fox.glb");
+    for (flags, expected) in [
+        (&["--points", "0"][..], "the point budget must be at least 1"),
+        (&["--name", "../escape"][..], "is not a plain file name"),
+        (&["--fps", "0"][..], "give a rate between 0 and 1000"),
+        (&["--max-width", "0"][..], "--max-width 0"),
+        (&["--zstd-level", "40"][..], "Zstandard levels run from 1 to 22"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let mut args = vec!["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let o = vatbake(&args);
+        assert_eq!(o.status.code(), Some(2), "{flags:?}");
+        assert!(stderr(&o).contains(expected), "{flags:?}: {}", stderr(&o));
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn unwritable_output_exits_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, b"not a folder").unwrap();
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", blocker.to_str().unwrap(), "--points", "all"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot create the output folder"), "{}", stderr(&o));
+}

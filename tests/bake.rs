@@ -1,0 +1,293 @@
+//! `vatbake bake` on real fixtures: what it writes, checked with readers that are not ours.
+
+mod common;
+
+use common::{bake, fixture, stderr, vatbake};
+use glam::Vec3;
+use serde_json::Value;
+
+/// Every fixture with skins, morph targets or node animation.
+const ANIMATED: &[&str] = &[
+    "Fox/Fox.glb",
+    "SimpleSkin/SimpleSkin.gltf",
+    "RiggedSimple/rigged-simple.gltf",
+    "CesiumMan/glTF-Binary/CesiumMan.glb",
+    "MorphStressTest/MorphStressTest.gltf",
+    "AnimatedMorphCube/AnimatedMorphCube.gltf",
+    "Kenney-MiniCharacters/character-female-a.glb",
+    "Kenney-PlatformerCharacter/character.glb",
+];
+
+/// Texels of a KTX2 file, read with the `ktx2` crate and inflated with `zstd`.
+fn read_ktx2(path: &std::path::Path) -> (ktx2::Header, Vec<u16>) {
+    let bytes = std::fs::read(path).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate accepts the file");
+    let header = reader.header();
+    let level = reader.levels().next().expect("one level");
+    let raw = zstd::decode_all(level.data).expect("the level is one zstd frame");
+    let texels = raw.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
+    (header, texels)
+}
+
+fn f32s(value: &Value) -> Vec<f32> {
+    value.as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect()
+}
+
+#[test]
+fn texture_round_trips_to_the_evaluated_positions() {
+    for model_path in ANIMATED {
+        let path = fixture(model_path);
+        let (out, desc) = bake(&path, &["--points", "all"]);
+        let (header, texels) = read_ktx2(&out.path().join(desc["texture"]["file"].as_str().unwrap()));
+        let width = desc["texture"]["width"].as_u64().unwrap() as usize;
+        let rows = desc["rows"].as_u64().unwrap() as usize;
+        assert_eq!(header.format, Some(ktx2::Format::R16G16B16A16_UNORM), "{model_path}");
+        assert_eq!(header.supercompression_scheme, Some(ktx2::SupercompressionScheme::Zstandard));
+        assert_eq!((header.pixel_width as usize, header.pixel_height as usize), (width, rows));
+        assert_eq!(texels.len(), width * rows * 4);
+
+        let center = Vec3::from_slice(&f32s(&desc["positions"]["center"]));
+        let half_extent = Vec3::from_slice(&f32s(&desc["positions"]["half_extent"]));
+        let bounds = vat_bounds::Bounds { center, half_extent };
+        // Half a step per axis, plus the f32 rounding of the decode formula itself.
+        let tolerance = bounds.step() * 0.5 + (center.abs() + half_extent) * 4.0 * f32::EPSILON;
+
+        let bytes = std::fs::read(&path).unwrap();
+        let model = vat_gltf::load(&path, &bytes, &vat_gltf::Options::default()).unwrap().model;
+        for clip_desc in desc["clips"].as_array().unwrap() {
+            let clip = &model.clips[clip_desc["source_index"].as_u64().unwrap() as usize];
+            let clip_rows = clip_desc["rows"].as_u64().unwrap() as usize;
+            let first_row = clip_desc["row"].as_u64().unwrap() as usize;
+            let duration = clip_desc["duration"].as_f64().unwrap();
+            let rate = clip_desc["rate"].as_f64().unwrap();
+            assert!(duration > 0.0 && rate > 0.0, "{model_path}: duration and rate must be positive");
+            // Row k is at k / rate; the bake spaces rows evenly from 0 to the clip's last key.
+            let times: Vec<f32> = (0..clip_rows)
+                .map(|k| {
+                    if clip_rows == 1 {
+                        0.0
+                    } else {
+                        (clip.duration() as f64 * k as f64 / (clip_rows - 1) as f64) as f32
+                    }
+                })
+                .collect();
+            assert!(((clip_rows - 1) as f64 / rate - times[clip_rows - 1] as f64).abs() < 1e-4);
+            let frames = vat_skin::evaluate_clip(&model, Some(clip), &times);
+            for k in 0..clip_rows {
+                for (p, &expected) in frames.row_positions(k).iter().enumerate() {
+                    let at = ((first_row + k) * width + p) * 4;
+                    let stored = [texels[at], texels[at + 1], texels[at + 2]];
+                    assert_eq!(
+                        stored,
+                        vat_bounds::encode_position(expected, &bounds),
+                        "{model_path} row {k} point {p}"
+                    );
+                    let decoded = Vec3::from_array(stored.map(|t| t as f32 / 65535.0)) * 2.0 - Vec3::ONE;
+                    let decoded = decoded * half_extent + center;
+                    assert!((decoded - expected).abs().cmple(tolerance).all(), "{model_path} row {k} point {p}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_duration_and_rate_follow_the_clip() {
+    let (_out, desc) = bake(&fixture("Fox/Fox.glb"), &["--points", "all"]);
+    let clips = desc["clips"].as_array().unwrap();
+    let summary: Vec<(&str, u64, u64)> = clips
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["row"].as_u64().unwrap(), c["rows"].as_u64().unwrap()))
+        .collect();
+    // Survey lasts 3.4167 s: round(102.5) + 1 rows; Walk 0.7083 s: 22; Run 1.1583 s: 36.
+    assert_eq!(summary, vec![("Survey", 0, 104), ("Walk", 104, 22), ("Run", 126, 36)]);
+    assert_eq!(desc["rows"], 162);
+    let survey = &clips[0];
+    assert!((survey["duration"].as_f64().unwrap() - 3.4166667).abs() < 1e-5);
+    assert!((survey["rate"].as_f64().unwrap() - 103.0 / 3.4166667).abs() < 1e-3);
+
+    // Capped: 20 rows spread over the same 3.4167 s, so the rate drops and the duration stays.
+    let (_out, capped) = bake(&fixture("Fox/Fox.glb"), &["--points", "all", "--max-frames", "20"]);
+    let survey = &capped["clips"][0];
+    assert_eq!(survey["rows"], 20);
+    assert!((survey["duration"].as_f64().unwrap() - 3.4166667).abs() < 1e-5);
+    assert!((survey["rate"].as_f64().unwrap() - 19.0 / 3.4166667).abs() < 1e-4);
+    assert_eq!(capped["rows"], 20 + 20 + 20);
+}
+
+#[test]
+fn description_records_what_a_runtime_needs() {
+    let (out, desc) = bake(&fixture("Fox/Fox.glb"), &["--points", "all", "--clips", "Run,Walk"]);
+    assert_eq!(desc["format"], "vatbake.vat");
+    assert_eq!(desc["format_version"], 1);
+    assert_eq!(desc["source"]["file"], "Fox.glb");
+    assert_eq!(desc["source"]["bytes"], 162852);
+    assert_eq!(desc["source"]["sha256"], "d97044e701822bac5a62696459b27d7b375aada5de8574ed4362edbba94771f7");
+    assert_eq!(desc["axes"]["up"], "+y");
+    assert_eq!(desc["texture"]["vk_format"], 91);
+    assert_eq!(desc["points"], 1728);
+    let names: Vec<&str> = desc["clips"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Run", "Walk"]);
+    assert_eq!(desc["clips"][0]["source_index"], 2);
+    assert_eq!(desc["clips"][0]["loop"], true);
+    let bytes = std::fs::metadata(out.path().join("Fox.vat.ktx2")).unwrap().len();
+    assert_eq!(desc["texture"]["bytes"], bytes);
+    let precision = desc["positions"]["precision"].as_f64().unwrap();
+    let half = f32s(&desc["positions"]["half_extent"]);
+    let half_step = Vec3::from_slice(&half).length() as f64 / 65535.0;
+    assert!(precision > 0.0 && precision <= half_step * 1.01, "precision {precision} vs {half_step}");
+    // Exactly three files, nothing temporary left behind.
+    let mut names: Vec<String> =
+        std::fs::read_dir(out.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["Fox.rest.glb", "Fox.vat.json", "Fox.vat.ktx2"]);
+}
+
+#[test]
+fn unknown_clip_is_a_usage_error_that_lists_the_clips() {
+    let out = tempfile::tempdir().unwrap();
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--clips", "Dance"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("has no clip named \"Dance\"; its clips are \"Survey\", \"Walk\", \"Run\""),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Reads the JSON chunk and one float accessor of a GLB we wrote.
+fn glb_accessor(glb: &[u8], accessor: usize) -> (Value, Vec<f32>) {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    let bin = &glb[20 + json_len + 8..];
+    let a = &json["accessors"][accessor];
+    let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let offset = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let comps = match a["type"].as_str().unwrap() {
+        "VEC2" => 2,
+        "VEC3" => 3,
+        _ => 1,
+    };
+    let n = a["count"].as_u64().unwrap() as usize * comps;
+    let values =
+        bin[offset..offset + n * 4].chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
+    (json, values)
+}
+
+#[test]
+fn rest_mesh_addresses_columns_and_covers_the_animation() {
+    let (out, desc) = bake(&fixture("Fox/Fox.glb"), &["--points", "all", "--max-width", "1000"]);
+    let glb = std::fs::read(out.path().join("Fox.rest.glb")).unwrap();
+    let (json, _) = glb_accessor(&glb, 0);
+    let attributes = &json["meshes"][0]["primitives"][0]["attributes"];
+    let (_, uv1) = glb_accessor(&glb, attributes["TEXCOORD_1"].as_u64().unwrap() as usize);
+    let (width, height, rows) = (1000usize, 2 * 162usize, 162usize);
+    assert_eq!(desc["texture"]["width"], 1000);
+    assert_eq!(desc["texture"]["bands"], 2);
+    assert_eq!(desc["texture"]["height"], 324);
+    for point in [0usize, 1, 999, 1000, 1727] {
+        let (u, v) = (uv1[point * 2], uv1[point * 2 + 1]);
+        assert_eq!(u, ((point % width) as f32 + 0.5) / width as f32, "u of point {point}");
+        assert_eq!(v, ((point / width) * rows) as f32 / height as f32, "v of point {point}");
+    }
+    let position = attributes["POSITION"].as_u64().unwrap() as usize;
+    let min = f32s(&json["accessors"][position]["min"]);
+    let max = f32s(&json["accessors"][position]["max"]);
+    let center = f32s(&desc["positions"]["center"]);
+    let half = f32s(&desc["positions"]["half_extent"]);
+    for axis in 0..3 {
+        assert!(min[axis] <= center[axis] - half[axis] + 1e-4, "min covers the animation on axis {axis}");
+        assert!(max[axis] >= center[axis] + half[axis] - 1e-4, "max covers the animation on axis {axis}");
+    }
+    assert_eq!(json["images"].as_array().unwrap().len(), 1, "the Fox texture is carried");
+    assert!(json["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"].is_object());
+}
+
+#[test]
+fn banded_texture_holds_the_same_texels() {
+    let fox = fixture("Fox/Fox.glb");
+    let (wide, _) = bake(&fox, &["--points", "all"]);
+    let (banded, _) = bake(&fox, &["--points", "all", "--max-width", "1000"]);
+    let (_, one) = read_ktx2(&wide.path().join("Fox.vat.ktx2"));
+    let (_, two) = read_ktx2(&banded.path().join("Fox.vat.ktx2"));
+    for point in [0usize, 999, 1000, 1727] {
+        for row in [0usize, 77, 161] {
+            let a = (row * 1728 + point) * 4;
+            let b = (((point / 1000) * 162 + row) * 1000 + point % 1000) * 4;
+            assert_eq!(one[a..a + 4], two[b..b + 4], "point {point} row {row}");
+        }
+    }
+}
+
+#[test]
+fn output_is_deterministic_at_any_thread_count() {
+    let fox = fixture("Kenney-MiniCharacters/character-female-a.glb");
+    let run = |threads: &str| {
+        let out = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+            .args(["bake", fox.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "-q", "--points", "all"])
+            .env("RAYON_NUM_THREADS", threads)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        ["vat.json", "vat.ktx2", "rest.glb"]
+            .map(|ext| std::fs::read(out.path().join(format!("character-female-a.{ext}"))).unwrap())
+    };
+    let one = run("1");
+    let two = run("2");
+    let again = run("2");
+    assert!(one == two && two == again, "bytes differ between runs");
+}
+
+#[test]
+fn json_summary_reports_every_stage() {
+    let out = tempfile::tempdir().unwrap();
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--json", "--points", "all"]);
+    assert!(o.status.success());
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for stage in ["load", "evaluate", "bounds", "pack", "encode", "write", "total"] {
+        assert!(summary["timings_ms"][stage].as_f64().unwrap() >= 0.0, "{stage}");
+    }
+    assert_eq!(summary["points"], 1728);
+    assert_eq!(summary["rows"], 162);
+    assert!((summary["size_ratio"].as_f64().unwrap() - 1.0).abs() < 1e-3);
+    assert_eq!(summary["raw_texel_bytes"], 1728 * 162 * 8);
+    // Not a terminal and not --json: success is silent.
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--points", "all"]);
+    assert!(o.status.success() && o.stdout.is_empty() && o.stderr.is_empty());
+}
+
+#[test]
+fn schema_file_matches_the_description_types() {
+    let o = vatbake(&["schema"]);
+    let committed = std::fs::read_to_string(common::repo().join("docs/vat.schema.json")).unwrap();
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        committed,
+        "regenerate with: vatbake schema > docs/vat.schema.json"
+    );
+}
+
+#[test]
+fn size_guard_refuses_a_model_that_comes_out_the_wrong_size() {
+    // RiggedSimple with its root joint scaled 3×: the skinned rest pose is 3× the bind-pose mesh.
+    let dir = tempfile::tempdir().unwrap();
+    let source = fixture("RiggedSimple/rigged-simple.gltf");
+    let mut json: Value = serde_json::from_slice(&std::fs::read(&source).unwrap()).unwrap();
+    for i in [0, 5, 10] {
+        let m = json["nodes"][3]["matrix"][i].as_f64().unwrap();
+        json["nodes"][3]["matrix"][i] = (m * 3.0).into();
+    }
+    let model = dir.path().join("scaled.gltf");
+    std::fs::write(&model, serde_json::to_vec(&json).unwrap()).unwrap();
+    std::fs::copy(fixture("RiggedSimple/rigged-simple.bin"), dir.path().join("rigged-simple.bin")).unwrap();
+    let out = dir.path().join("out");
+    let o = vatbake(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the size of the bind-pose mesh"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = vatbake(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "--no-size-guard", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

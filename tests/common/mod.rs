@@ -1,0 +1,34 @@
+//! Helpers shared by the whole-tool tests: run the real binary on real fixtures.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+pub fn fixture(relative: &str) -> PathBuf {
+    repo().join("fixtures").join(relative)
+}
+
+pub fn vatbake(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vatbake")).args(args).output().expect("the vatbake binary runs")
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Bakes a fixture into a fresh folder; panics with the tool's message on failure.
+pub fn bake(model: &Path, extra: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["bake", model.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "-q"];
+    args.extend_from_slice(extra);
+    let output = vatbake(&args);
+    assert!(output.status.success(), "bake of {} failed: {}", model.display(), stderr(&output));
+    let stem = model.file_stem().unwrap().to_str().unwrap();
+    let name = extra.iter().position(|a| *a == "--name").map(|i| extra[i + 1]).unwrap_or(stem);
+    let description = std::fs::read(out.path().join(format!("{name}.vat.json"))).unwrap();
+    (out, serde_json::from_slice(&description).unwrap())
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The project's test command (README): the Rust tests, then the independent checks in
+# node (three.js evaluation, KTX2 readers, the Khronos glTF validator) against the
+# binary the Rust tests just built. Sets up what it needs on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --workspace --locked
+
+cargo build -p vatbake --locked --quiet
+export VATBAKE_BIN="$PWD/target/debug/vatbake"
+npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
+npm test --prefix tests/js
