@@ -17,6 +17,8 @@ pub(crate) struct Reader<'a> {
     pub file: &'a Path,
     pub root: &'a Root,
     pub buffers: Vec<Vec<u8>>,
+    /// Bytes of views decoded from `EXT_meshopt_compression`, by view index.
+    pub decoded: Vec<Option<Vec<u8>>>,
 }
 
 fn components(ty: Type) -> usize {
@@ -114,6 +116,9 @@ impl Reader<'_> {
         let view = self.root.buffer_views.get(index).ok_or_else(|| {
             self.invalid(format!("buffer view {index} does not exist (the file has {})", self.root.buffer_views.len()))
         })?;
+        if let Some(Some(bytes)) = self.decoded.get(index) {
+            return Ok((bytes, view.byte_stride.map(|s| s.0)));
+        }
         let buffer_index = view.buffer.value();
         let buffer = self.buffers.get(buffer_index).ok_or_else(|| {
             self.invalid(format!("buffer view {index} names buffer {buffer_index}, which does not exist"))

@@ -23,6 +23,7 @@ mod accessor;
 mod container;
 mod error;
 mod materials;
+mod meshopt;
 
 use std::path::Path;
 
@@ -42,6 +43,7 @@ use accessor::Reader;
 /// Extensions whose presence changes nothing this loader reads, or that it reads.
 const UNDERSTOOD_EXTENSIONS: &[&str] = &[
     "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
     "KHR_texture_transform",
     "KHR_texture_basisu",
     "EXT_texture_webp",
@@ -115,7 +117,8 @@ pub fn load(file: &Path, bytes: &[u8], options: &Options) -> Result<Loaded, Load
     let (root, json) = parse_json(file, container.json)?;
     check_extensions(file, &root)?;
     let buffers = load_buffers(file, &root, container.bin)?;
-    let reader = Reader { file, root: &root, buffers };
+    let decoded = meshopt::decode_views(file, &root, &buffers)?;
+    let reader = Reader { file, root: &root, buffers, decoded };
     let mut warnings = Vec::new();
 
     let nodes = load_nodes(&reader)?;
@@ -138,9 +141,6 @@ fn check_extensions(file: &Path, root: &Root) -> Result<(), LoadError> {
                 "Draco-compressed geometry is not read; export without Draco \
                  (gltfpack or EXT_meshopt_compression output is the supported way to ship compressed meshes)"
             }
-            "EXT_meshopt_compression" => {
-                "meshopt-compressed buffers are not read yet; bake the uncompressed export of this model"
-            }
             _ => "re-export the model without this extension",
         };
         return Err(LoadError::new(file, ErrorKind::Unsupported, format!("the model requires the extension {ext}"))
@@ -158,6 +158,8 @@ fn load_buffers(file: &Path, root: &Root, bin: Option<&[u8]>) -> Result<Vec<Vec<
             let data = match buffer.uri.as_deref() {
                 None => match (index, bin) {
                     (0, Some(bin)) => bin.to_vec(),
+                    // Its views are all decoded from compressed data elsewhere.
+                    _ if meshopt::is_fallback(root, index) => return Ok(Vec::new()),
                     _ => {
                         return Err(LoadError::new(
                             file,

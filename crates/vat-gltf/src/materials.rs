@@ -7,6 +7,14 @@ use vat_model::{ImageData, MaterialSet};
 
 use crate::container;
 
+/// A 1×1 mid-grey PNG that stands in for an image the source names but does not have.
+const PLACEHOLDER_PNG: [u8; 69] = [
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0xDA, 0x63, 0x68, 0x68, 0x68, 0x00, 0x00, 0x03, 0x04, 0x01, 0x81, 0x75, 0x2E, 0x01, 0xBC,
+    0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+];
+
 fn array(json: &Value, key: &str) -> Vec<Value> {
     json.get(key).and_then(Value::as_array).cloned().unwrap_or_default()
 }
@@ -36,8 +44,8 @@ fn view_bytes(json: &Value, view: usize, bin: Option<&[u8]>, buffers: &[Vec<u8>]
 }
 
 /// Collects what the rest mesh needs to look like the source. An image that cannot
-/// be read is replaced by nothing (its textures are dropped) with a warning: a
-/// missing texture must not stop a bake.
+/// be read is replaced by a 1×1 grey PNG, with a warning: a missing texture must not
+/// stop a bake, and keeping every index keeps the materials valid.
 pub(crate) fn carry(
     file: &Path,
     json: &Value,
@@ -57,17 +65,24 @@ pub(crate) fn carry(
             (None, Some(view)) => view_bytes(json, view as usize, bin, buffers),
             (None, None) => None,
         };
-        let bytes = bytes.unwrap_or_else(|| {
-            warnings
-                .push(format!("image {index} could not be read; the rest mesh carries an empty image in its place"));
-            Vec::new()
-        });
-        let mime = image
-            .get("mimeType")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| uri.and_then(container::data_uri_mime))
-            .unwrap_or_else(|| sniff_mime(&bytes).to_string());
+        let (bytes, mime) = match bytes.filter(|b| !b.is_empty()) {
+            Some(bytes) => {
+                let mime = image
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .or_else(|| uri.and_then(container::data_uri_mime))
+                    .unwrap_or_else(|| sniff_mime(&bytes).to_string());
+                (bytes, mime)
+            }
+            None => {
+                let source = uri.filter(|u| !u.starts_with("data:")).map(|u| format!(" (\"{u}\")")).unwrap_or_default();
+                warnings.push(format!(
+                    "image {index}{source} could not be read; the rest mesh carries a 1×1 grey placeholder in its place"
+                ));
+                (PLACEHOLDER_PNG.to_vec(), "image/png".to_string())
+            }
+        };
         let mut carried = image.clone();
         if let Some(object) = carried.as_object_mut() {
             object.remove("uri");

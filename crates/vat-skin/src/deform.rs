@@ -71,13 +71,15 @@ pub fn evaluate_pose(model: &Model, pose: &Pose, positions: &mut [Vec3], normals
     }
 }
 
-/// Bind-pose positions: for skinned parts the raw mesh-space positions (glTF
-/// ignores the skinned mesh node's transform), for unskinned parts the positions
-/// transformed by the part node's rest world matrix. No morph targets applied.
+/// Bind-pose positions as a viewer that ignores skins would show them: every
+/// part's raw positions through its node's rest world matrix, no morph targets.
+/// Against the evaluated rest pose this is the size check that catches skinning
+/// and dequantization going wrong; for a skinned part the node matrix matters
+/// when it holds the dequantization of quantized positions (gltfpack does that).
 pub fn bind_pose_positions(model: &Model) -> Vec<Vec3> {
     let worlds = world_matrices(model, &sample_pose(model, None, 0.0));
     let mut positions = model.points.positions.clone();
-    for part in model.parts.iter().filter(|part| part.skin.is_none()) {
+    for part in &model.parts {
         let world = worlds[part.node];
         for position in &mut positions[part.points()] {
             *position = world.transform_point3(*position);
@@ -355,14 +357,14 @@ mod tests {
     }
 
     #[test]
-    fn bind_pose_moves_only_unskinned_parts() {
+    fn bind_pose_applies_the_part_node_whether_skinned_or_not() {
         let mut model = skinned_point_model(
             vec![trs_node(None, Vec3::new(0.0, 0.0, 7.0)), trs_node(None, Vec3::X)],
             vec![1],
             vec![Mat4::IDENTITY],
             &[(Vec3::ONE, [0; 8], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])],
         );
-        assert_eq!(bind_pose_positions(&model), [Vec3::ONE]);
+        assert_eq!(bind_pose_positions(&model), [Vec3::new(1.0, 1.0, 8.0)]);
         model.parts[0].skin = None;
         assert_eq!(bind_pose_positions(&model), [Vec3::new(1.0, 1.0, 8.0)]);
     }

@@ -10,7 +10,7 @@
 //!   influences) or the part node's world matrix, to points and normals.
 //! - [`evaluate_clip`] does that for many times at once, in parallel, into
 //!   [`Frames`]; the result is bit-identical at any thread count.
-//! - [`bind_pose_positions`] gives the unanimated positions for size checks.
+//! - [`bind_pose_positions`] gives the positions a skin-unaware viewer would show, for size checks.
 //!
 //! What it does not do: load files, decide which times to sample, resample or
 //! loop clips, or quantize. It reads only `Model::nodes`, `scene_roots`, `skins`,
