@@ -305,3 +305,28 @@ impl Reader<'_> {
         Ok((out, el.components))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// KHR_mesh_quantization's component types, normalized or not, convert as glTF 2.0 §3.11 says.
+    #[test]
+    fn components_convert_by_the_gltf_rules() {
+        let f = |bytes: &[u8], ct, normalized| component_f32(bytes, ct, normalized);
+        assert_eq!(f(&[0x80], ComponentType::I8, true), -1.0); // -128 clamps to -1
+        assert_eq!(f(&[0x81], ComponentType::I8, true), -1.0);
+        assert_eq!(f(&[0x7F], ComponentType::I8, true), 1.0);
+        assert_eq!(f(&[0xFF], ComponentType::U8, true), 1.0);
+        assert_eq!(f(&[0x80], ComponentType::U8, true), 128.0 / 255.0);
+        assert_eq!(f(&0x8000u16.to_le_bytes(), ComponentType::I16, true), -1.0);
+        assert_eq!(f(&16383i16.to_le_bytes(), ComponentType::I16, true), 16383.0 / 32767.0);
+        assert_eq!(f(&65535u16.to_le_bytes(), ComponentType::U16, true), 1.0);
+        // Not normalized: the integer value itself (quantized positions; the node or
+        // inverse bind matrices carry the dequantization scale).
+        assert_eq!(f(&16383u16.to_le_bytes(), ComponentType::U16, false), 16383.0);
+        assert_eq!(f(&(-5i16).to_le_bytes(), ComponentType::I16, false), -5.0);
+        assert_eq!(f(&[0xFB], ComponentType::I8, false), -5.0);
+        assert_eq!(f(&1.5f32.to_le_bytes(), ComponentType::F32, false), 1.5);
+    }
+}
