@@ -291,3 +291,34 @@ fn size_guard_refuses_a_model_that_comes_out_the_wrong_size() {
     let o = vatbake(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "--no-size-guard", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn png_fallback_holds_the_same_texels_with_a_warning() {
+    let fox = fixture("Fox/Fox.glb");
+    let (ktx, _) = bake(&fox, &["--points", "all"]);
+    let out = tempfile::tempdir().unwrap();
+    let o = vatbake(&[
+        "bake",
+        fox.to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+        "--points",
+        "all",
+        "--texture-format",
+        "png",
+    ]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("warning: --texture-format png"), "{}", stderr(&o));
+    let desc: Value = serde_json::from_slice(&std::fs::read(out.path().join("Fox.vat.json")).unwrap()).unwrap();
+    assert_eq!(desc["texture"]["file"], "Fox.vat.png");
+    assert_eq!(desc["texture"]["container"], "png");
+    assert_eq!(desc["texture"]["supercompression"], "none");
+    let decoder = png::Decoder::new(std::io::Cursor::new(std::fs::read(out.path().join("Fox.vat.png")).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height, info.bit_depth), (1728, 162, png::BitDepth::Sixteen));
+    let from_png: Vec<u16> = buf.chunks_exact(2).map(|b| u16::from_be_bytes([b[0], b[1]])).collect();
+    let (_, from_ktx2) = read_ktx2(&ktx.path().join("Fox.vat.ktx2"));
+    assert!(from_png == from_ktx2, "PNG and KTX2 texels differ");
+}

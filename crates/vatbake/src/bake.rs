@@ -15,7 +15,7 @@ use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Posi
 use crate::messages::Failure;
 use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
-use crate::settings::{BakeSettings, PointBudget};
+use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 
 /// The tool's name and version, as written into every output.
 pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
@@ -209,12 +209,27 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     // Encode the texture and the rest mesh.
     let at = Instant::now();
     let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
-    let ktx2 = vat_ktx2::encode_ktx2(
-        &image,
-        &vat_ktx2::Ktx2Options { zstd_level: settings.zstd_level, writer: GENERATOR.to_string() },
-    )
-    .context("cannot encode the texture")?;
-    let texture_name = format!("{}.vat.ktx2", settings.name);
+    let (texture, texture_name, container, supercompression) = match settings.texture_format {
+        TextureFormat::Ktx2 => (
+            vat_ktx2::encode_ktx2(
+                &image,
+                &vat_ktx2::Ktx2Options { zstd_level: settings.zstd_level, writer: GENERATOR.to_string() },
+            )
+            .context("cannot encode the texture")?,
+            format!("{}.vat.ktx2", settings.name),
+            "ktx2",
+            "zstd",
+        ),
+        TextureFormat::Png => {
+            warnings.push(
+                "--texture-format png: a 16-bit PNG is read one row at a time, and browsers' image decoders \
+                 reduce it to 8 bits; ship the KTX2 unless a tool can read nothing else"
+                    .into(),
+            );
+            let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
+            (png, format!("{}.vat.png", settings.name), "png", "none")
+        }
+    };
     let mesh_name = format!("{}.rest.glb", settings.name);
     let description_name = format!("{}.vat.json", settings.name);
     let glb = rest_mesh::write_glb(&RestMesh {
@@ -242,14 +257,14 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         rows: layout.rows as u32,
         texture: Texture {
             file: texture_name.clone(),
-            container: "ktx2".into(),
-            vk_format: 91,
+            container: container.into(),
+            vk_format: vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM,
             format: "R16G16B16A16_UNORM".into(),
-            supercompression: "zstd".into(),
+            supercompression: supercompression.into(),
             width: layout.width as u32,
             height: layout.height as u32,
             bands: layout.bands as u32,
-            bytes: ktx2.len() as u64,
+            bytes: texture.len() as u64,
         },
         positions: Positions {
             channels: "rgb".into(),
@@ -278,7 +293,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     let at = Instant::now();
     let mut staged = Staged::new(&settings.out_dir);
     let output = |e: anyhow::Error| Failure::output(format!("{e:#}"));
-    staged.write(&texture_name, &ktx2).map_err(output)?;
+    staged.write(&texture_name, &texture).map_err(output)?;
     staged.write(&mesh_name, &glb).map_err(output)?;
     staged.write(&description_name, &description_json).map_err(output)?;
     let files = staged.commit().map_err(output)?;
@@ -294,7 +309,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         width: description.texture.width,
         height: description.texture.height,
         bands: description.texture.bands,
-        texture_bytes: ktx2.len() as u64,
+        texture_bytes: texture.len() as u64,
         mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
         precision: quantization.max_position_error,

@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::messages::Failure;
 use crate::output::check_file_name;
-use crate::settings::{BakeSettings, PointBudget};
+use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 
 /// Default Zstandard level: chosen by measurement (docs/PERFORMANCE.md).
 pub const DEFAULT_ZSTD_LEVEL: i32 = 9;
@@ -85,6 +85,9 @@ pub struct BakeArgs {
     /// Zstandard level for the texture (1–22; higher is smaller and slower).
     #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL")]
     pub zstd_level: i32,
+    /// Texture file format; png is a 16-bit fallback for tools that cannot read KTX2.
+    #[arg(long, value_enum, default_value = "ktx2", value_name = "FORMAT")]
+    pub texture_format: TextureFormat,
     /// Scene to bake (default: the file's default scene).
     #[arg(long, value_name = "INDEX")]
     pub scene: Option<usize>,
@@ -126,6 +129,7 @@ impl BakeArgs {
             points: self.points,
             clips: self.clips,
             zstd_level: self.zstd_level,
+            texture_format: self.texture_format,
             scene: self.scene,
             size_guard: !self.no_size_guard,
         })

@@ -63,13 +63,14 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
 fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, verbose: bool) {
     println!("baked {} → {}", settings.input.display(), report.description_file.display());
     println!(
-        "  {} points × {} rows in {} clips; texture {}×{}{} KTX2+Zstd {} (raw {}), rest mesh {}",
+        "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}), rest mesh {}",
         report.points,
         report.rows,
         report.clips,
         report.width,
         report.height,
         if report.bands > 1 { format!(" in {} bands", report.bands) } else { String::new() },
+        if report.description.texture.container == "png" { "PNG16" } else { "KTX2+Zstd" },
         messages::bytes(report.texture_bytes),
         messages::bytes(report.raw_texel_bytes),
         messages::bytes(report.mesh_bytes),

@@ -34,6 +34,15 @@ impl std::fmt::Display for PointBudget {
     }
 }
 
+/// The texture's file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextureFormat {
+    /// KTX 2.0 with Zstandard supercompression.
+    Ktx2,
+    /// 16-bit RGBA PNG: a fallback for tools that read nothing else.
+    Png,
+}
+
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
@@ -47,6 +56,7 @@ pub struct BakeSettings {
     pub points: PointBudget,
     pub clips: Option<Vec<String>>,
     pub zstd_level: i32,
+    pub texture_format: TextureFormat,
     pub scene: Option<usize>,
     pub size_guard: bool,
 }
