@@ -11,3 +11,10 @@ cargo build -p vatbake --locked --quiet
 export VATBAKE_BIN="$PWD/target/debug/vatbake"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 npm test --prefix tests/js
+
+# three.js playback in headless Chromium (docs/examples/three, tests/browser): about a minute.
+if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then
+  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+npm test --prefix tests/browser

@@ -1,0 +1,310 @@
+// Runs in headless Chromium. Draws one bake two ways with the same camera:
+//   (a) the VAT, through docs/examples/three/vat.js (the reference integration, unchanged),
+//   (b) the SOURCE model through three.js's GLTFLoader + AnimationMixer (SkinnedMesh,
+//       morph targets, animated nodes),
+// as flat white-on-black silhouettes, and hands the masks to node (window.harness).
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { loadVat, VAT_GLSL } from '/example/vat.js';
+
+let renderer;
+let size;
+let camera;
+let vat = null;
+let vatScene = null;
+let source = null;
+
+const white = () => new THREE.MeshBasicMaterial({ color: 0xffffff, side: THREE.DoubleSide });
+
+function init(canvasSize) {
+  size = canvasSize;
+  // No antialiasing: a pixel is either covered or not, so the masks are exact.
+  renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(1);
+  renderer.setSize(size, size);
+  renderer.setClearColor(0x000000, 1);
+  document.body.appendChild(renderer.domElement);
+  const gl = renderer.getContext();
+  const debug = gl.getExtension('WEBGL_debug_renderer_info');
+  return {
+    webgl2: gl instanceof WebGL2RenderingContext,
+    norm16: renderer.extensions.has('EXT_texture_norm16'),
+    maxTextureSize: gl.getParameter(gl.MAX_TEXTURE_SIZE),
+    renderer: debug ? gl.getParameter(debug.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER),
+  };
+}
+
+/** Camera framed from the description's bounds (which cover every frame of every clip). */
+function frame(description) {
+  const c = new THREE.Vector3(...description.positions.center);
+  const h = new THREE.Vector3(...description.positions.half_extent);
+  const radius = Math.max(h.length(), 1e-6);
+  const fov = 30;
+  const distance = (radius / Math.sin(THREE.MathUtils.degToRad(fov / 2))) * 1.02;
+  // Front-right, above: glTF's front is +Z, up is +Y.
+  const direction = new THREE.Vector3(0.8, 0.45, 1).normalize();
+  const cam = new THREE.PerspectiveCamera(fov, 1, Math.max(distance - 2 * radius, distance * 1e-3), distance + 2 * radius);
+  cam.position.copy(c).addScaledVector(direction, distance);
+  cam.lookAt(c);
+  cam.updateMatrixWorld(true);
+  return cam;
+}
+
+async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
+  unload();
+  // (a) VAT: one unit, silhouette material, frustum culling left ON (three's default):
+  // a bounding volume that missed part of the animation would cut the unit out.
+  vat = await loadVat(descriptionUrl, { renderer, count: 1, path, material: white() });
+  vatScene = new THREE.Scene();
+  vatScene.add(vat.mesh);
+  camera = frame(vat.description);
+
+  // (b) The source with three.js's own playback. Culling off: three computes a skinned
+  // mesh's bounds once, and the reference must not lose pixels to that.
+  const gltf = await new GLTFLoader().loadAsync(sourceUrl);
+  const scene = gltf.scene;
+  const rest = [];
+  scene.traverse((o) => {
+    rest.push({ o, p: o.position.clone(), q: o.quaternion.clone(), s: o.scale.clone(), w: o.morphTargetInfluences?.slice() });
+    if (o.isMesh) {
+      o.material = white();
+      o.frustumCulled = false;
+    }
+  });
+  source = { gltf, scene, rest, mixer: null, key: null };
+
+  // Bounds: the rest GLB's POSITION (with its two corner vertices) must cover the
+  // description's bounds, so three's frustum culling can never cut a frame.
+  const d = vat.description;
+  const box = vat.mesh.geometry.boundingBox;
+  vat.mesh.computeBoundingSphere();
+  const sphere = vat.mesh.boundingSphere;
+  const corners = [];
+  for (let i = 0; i < 8; i++) {
+    corners.push(new THREE.Vector3(...[0, 1, 2].map((a) => d.positions.center[a] + ((i >> a) & 1 ? 1 : -1) * d.positions.half_extent[a])));
+  }
+  return {
+    description: d,
+    path: vat.path,
+    animations: gltf.animations.map((a) => ({ name: a.name, duration: a.duration })),
+    bounds: {
+      geometryMin: box.min.toArray(),
+      geometryMax: box.max.toArray(),
+      sphereCenter: sphere.center.toArray(),
+      sphereRadius: sphere.radius,
+      cornerDistances: corners.map((p) => p.distanceTo(sphere.center)),
+    },
+  };
+}
+
+function unload() {
+  if (vat) vat.dispose();
+  if (source?.mixer) source.mixer.stopAllAction();
+  vat = vatScene = source = null;
+}
+
+/** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered. */
+function readMask() {
+  const gl = renderer.getContext();
+  const rgba = new Uint8Array(size * size * 4);
+  gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
+  const mask = new Uint8Array(size * size);
+  for (let y = 0; y < size; y++) {
+    const src = (size - 1 - y) * size * 4; // readPixels is bottom row first
+    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
+  }
+  let s = '';
+  for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/**
+ * VAT unit at clip time t. The time is split between the shared clock and the unit's
+ * own offset (t/2 each, exact in binary) so both paths of the shader are exercised.
+ * `speed` scales the clip's rate: 1 is correct playback; anything else simulates a
+ * runtime that plays the clip at the wrong speed (the negative control).
+ */
+function renderVat(clipName, t, { speed = 1 } = {}) {
+  vat.setClip(clipName, 0);
+  const clip = vat.description.clips.find((c) => c.name === clipName);
+  const info = vat.mesh.geometry.attributes.clipInfo;
+  info.setZ(0, clip.rate * speed);
+  info.needsUpdate = true;
+  vat.update(t / 2);
+  vat.setTimeOffset(0, t / 2);
+  renderer.render(vatScene, camera);
+  return readMask();
+}
+
+/** The source at time t of the animation(s) the clip was baked from, played by three.js. */
+function renderSource(sourceIndices, t, loop) {
+  const key = sourceIndices.join() + (loop ? 'L' : 'O');
+  if (source.key !== key) {
+    if (source.mixer) {
+      source.mixer.stopAllAction();
+      source.mixer.uncacheRoot(source.scene);
+    }
+    for (const r of source.rest) {
+      r.o.position.copy(r.p);
+      r.o.quaternion.copy(r.q);
+      r.o.scale.copy(r.s);
+      if (r.w) r.o.morphTargetInfluences.splice(0, r.w.length, ...r.w);
+    }
+    source.mixer = new THREE.AnimationMixer(source.scene);
+    for (const i of sourceIndices) {
+      const action = source.mixer.clipAction(source.gltf.animations[i]);
+      action.setLoop(loop ? THREE.LoopRepeat : THREE.LoopOnce, Infinity);
+      action.clampWhenFinished = true;
+      action.play();
+    }
+    source.key = key;
+  }
+  // A LoopOnce action that ran to its end is paused (clampWhenFinished), and setTime()
+  // would leave it there: rewind every action before seeking.
+  for (const i of sourceIndices) source.mixer.existingAction(source.gltf.animations[i]).reset();
+  source.mixer.setTime(t);
+  source.scene.updateMatrixWorld(true);
+  renderer.render(source.scene, camera);
+  return readMask();
+}
+
+/**
+ * Every texel through the shader: one point per (point, row), drawn with the VAT decode
+ * of vat.js (VAT_GLSL) into a float target, against the decode formula evaluated here in
+ * float64 on the u16 texels KTX2Loader produced. Rows are reached through the real clip
+ * path: per row, clipInfo = its clip, rate 1, time offset k (so f = 0 exactly).
+ */
+function decodeCheck({ simulate = null } = {}) {
+  const d = vat.description;
+  let uniforms = vat.uniforms;
+  let norm16 = vat.path === 'norm16';
+  let simulated = null;
+  if (simulate) {
+    // The norm16 branch of the shader (sampler2D, texelFetch, × 65535, round) fed with
+    // t / 65535 from a float texture, both core WebGL2, so the branch runs here even
+    // without EXT_texture_norm16: 'norm16' = RGBA32F, exactly what an RGBA16 UNORM
+    // texture returns; 'half' = RGBA16F, what a half-float copy of the texture would hold.
+    const src = vat.texture.image.data;
+    const f = simulate === 'half' ? new Uint16Array(src.length) : new Float32Array(src.length);
+    for (let i = 0; i < src.length; i++) f[i] = simulate === 'half' ? THREE.DataUtils.toHalfFloat(src[i] / 65535) : src[i] / 65535;
+    simulated = new THREE.DataTexture(f, d.texture.width, d.texture.height, THREE.RGBAFormat, simulate === 'half' ? THREE.HalfFloatType : THREE.FloatType);
+    simulated.minFilter = simulated.magFilter = THREE.NearestFilter;
+    simulated.needsUpdate = true;
+    uniforms = { ...uniforms, vatTexture: { value: simulated } };
+    norm16 = true;
+  }
+  const points = d.points;
+  const rows = d.rows;
+  const width = 1024;
+  const bandRows = Math.ceil(points / width);
+  const height = rows * bandRows;
+
+  const rest = vat.mesh.geometry;
+  const geometry = new THREE.InstancedBufferGeometry();
+  geometry.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(points * 3), 3));
+  // TEXCOORD_1 of the rest GLB's first `points` vertices: vertex i is point i.
+  const uv1 = new Float32Array(points * 2);
+  for (let i = 0; i < points; i++) uv1.set([rest.attributes.uv1.getX(i), rest.attributes.uv1.getY(i)], i * 2);
+  geometry.setAttribute('uv1', new THREE.Float32BufferAttribute(uv1, 2));
+  const clipInfo = new Float32Array(rows * 4);
+  const offsets = new Float32Array(rows);
+  for (const clip of d.clips) {
+    for (let k = 0; k < clip.rows; k++) {
+      clipInfo.set([clip.row, clip.rows, 1, 0], (clip.row + k) * 4);
+      offsets[clip.row + k] = k;
+    }
+  }
+  geometry.setAttribute('clipInfo', new THREE.InstancedBufferAttribute(clipInfo, 4));
+  geometry.setAttribute('vatTimeOffset', new THREE.InstancedBufferAttribute(offsets, 1));
+  geometry.instanceCount = rows;
+
+  const material = new THREE.ShaderMaterial({
+    glslVersion: THREE.GLSL3,
+    defines: { ...(norm16 ? { VAT_NORM16: '' } : {}), OUT_WIDTH: width, BAND_ROWS: bandRows, OUT_HEIGHT: height },
+    uniforms: { ...uniforms, vatTime: { value: 0 }, outNormal: { value: 0 } },
+    vertexShader: `${VAT_GLSL}
+      out vec3 vOut;
+      uniform int outNormal;
+      void main() {
+        vec3 p, n;
+        vatSample(p, n);
+        vOut = outNormal == 1 ? n : p;
+        int x = gl_VertexID % OUT_WIDTH;
+        int y = gl_InstanceID * BAND_ROWS + gl_VertexID / OUT_WIDTH;
+        gl_Position = vec4((float(x) + 0.5) / float(OUT_WIDTH) * 2.0 - 1.0, (float(y) + 0.5) / float(OUT_HEIGHT) * 2.0 - 1.0, 0.0, 1.0);
+        gl_PointSize = 1.0;
+      }`,
+    fragmentShader: `
+      in vec3 vOut;
+      layout(location = 0) out highp vec4 outColor;
+      void main() { outColor = vec4(vOut, 1.0); }`,
+  });
+  const pointsObject = new THREE.Points(geometry, material);
+  pointsObject.frustumCulled = false;
+  const scene = new THREE.Scene();
+  scene.add(pointsObject);
+  const target = new THREE.WebGLRenderTarget(width, height, { type: THREE.FloatType, format: THREE.RGBAFormat, depthBuffer: false });
+  target.texture.minFilter = target.texture.magFilter = THREE.NearestFilter;
+  const read = (which) => {
+    material.uniforms.outNormal.value = which;
+    renderer.setRenderTarget(target);
+    renderer.setClearColor(0x000000, 0);
+    renderer.clear();
+    renderer.render(scene, new THREE.Camera());
+    const out = new Float32Array(width * height * 4);
+    renderer.readRenderTargetPixels(target, 0, 0, width, height, out);
+    renderer.setRenderTarget(null);
+    renderer.setClearColor(0x000000, 1);
+    return out;
+  };
+  const gpuPos = read(0);
+  const gpuNor = read(1);
+  target.dispose();
+  geometry.dispose();
+  material.dispose();
+  simulated?.dispose();
+
+  // The decode, in float64, from the texels as KTX2Loader gave them.
+  const texels = vat.texture.image.data;
+  const texWidth = d.texture.width;
+  const [cx, cy, cz] = d.positions.center;
+  const [hx, hy, hz] = d.positions.half_extent;
+  let worstPos = { e: -1 };
+  let worstDeg = { deg: -1 };
+  let missing = 0;
+  for (let r = 0; r < rows; r++) {
+    for (let i = 0; i < points; i++) {
+      const o = (((Math.floor(i / texWidth) * rows + r) * texWidth) + (i % texWidth)) * 4;
+      const p = [(texels[o] / 65535) * 2 - 1, (texels[o + 1] / 65535) * 2 - 1, (texels[o + 2] / 65535) * 2 - 1];
+      p[0] = p[0] * hx + cx;
+      p[1] = p[1] * hy + cy;
+      p[2] = p[2] * hz + cz;
+      const n = octDecode(texels[o + 3]);
+      const g = ((r * bandRows + Math.floor(i / width)) * width + (i % width)) * 4;
+      if (gpuPos[g + 3] !== 1) {
+        missing++;
+        continue;
+      }
+      for (let a = 0; a < 3; a++) {
+        const e = Math.abs(gpuPos[g + a] - p[a]);
+        if (e > worstPos.e) worstPos = { e, point: i, row: r, axis: 'xyz'[a], gpu: gpuPos[g + a], expected: p[a] };
+      }
+      const dot = (gpuNor[g] * n[0] + gpuNor[g + 1] * n[1] + gpuNor[g + 2] * n[2]) / Math.hypot(gpuNor[g], gpuNor[g + 1], gpuNor[g + 2]);
+      const deg = (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI;
+      if (deg > worstDeg.deg) worstDeg = { deg, point: i, row: r };
+    }
+  }
+  return { samples: points * rows, missing, worstPos, worstDeg };
+}
+
+function octDecode(a) {
+  let ox = ((a >> 8) / 255) * 2 - 1;
+  let oy = ((a & 255) / 255) * 2 - 1;
+  const nz = 1 - Math.abs(ox) - Math.abs(oy);
+  if (nz < 0) [ox, oy] = [(1 - Math.abs(oy)) * (ox >= 0 ? 1 : -1), (1 - Math.abs(ox)) * (oy >= 0 ? 1 : -1)];
+  const len = Math.hypot(ox, oy, nz);
+  return [ox / len, oy / len, nz / len];
+}
+
+window.harness = { init, load, renderVat, renderSource, decodeCheck };
+window.harnessReady = true;

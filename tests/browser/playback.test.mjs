@@ -1,0 +1,308 @@
+// VAT playback in a real browser (Debian's Chromium, headless, WebGL2 on SwiftShader):
+// for each fixture, bake it with the vatbake binary, then draw one unit through
+// docs/examples/three/vat.js and the source model through three.js's own GLTFLoader +
+// AnimationMixer, with the same camera, as white-on-black silhouettes, and require the
+// masks to agree (IoU) at several times of every tested clip. A negative control plays
+// the VAT at the wrong speed and requires the IoU to drop below the threshold, so the
+// check can see a wrong rate. Comparison images go to tests/browser/artifacts/.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { launch } from './lib/browser.mjs';
+import { serve } from './lib/server.mjs';
+import { encodePng } from './lib/png.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..', '..');
+const ARTIFACTS = path.join(HERE, 'artifacts');
+const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
+
+const SIZE = 256; // canvas pixels (SwiftShader is a software rasterizer: keep it small)
+// Silhouette agreement required, as intersection over union of the covered pixels. On a
+// row (what the texture stores) the measured IoU is 0.9993 or more: 0.98 leaves room for
+// a few edge pixels rasterized differently, and playing a clip 20% off its rate drops it
+// to 0.968 or less on the control clips below (see README).
+const MIN_IOU = 0.98;
+const WRONG_SPEEDS = [0.8, 1.25];
+
+// ≥ 3 fixtures: skinned, morph-only, two skins, rigid node animation. `control` is the
+// clip and time (fraction of its duration) where the negative control must fail.
+const FIXTURES = [
+  { name: 'Fox', model: 'Fox/Fox.glb', clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
+  { name: 'MorphStressTest', model: 'MorphStressTest/MorphStressTest.gltf', clips: ['Individuals', 'Pulse', 'TheWave'], control: { clip: 'TheWave', at: 2 / 3 } },
+  { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die', 'attack-kick-right'], control: { clip: 'attack-kick-right', at: 2 / 3 } },
+  { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
+  { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', clips: ['animation_0'], control: { clip: 'animation_0', at: 1 / 3 } },
+];
+
+/**
+ * Times of one clip: start, thirds, end and past the end (loops wrap, others hold), each
+ * on a row (t = k / rate: what the texture stores), plus one halfway between two rows.
+ */
+function timesOf(clip) {
+  const last = clip.rows - 1;
+  const onRow = [0, Math.round(last / 3), Math.round((2 * last) / 3), last, last + Math.round(last / 4)].map((k) => ({ t: k / clip.rate, between: false }));
+  const mid = Math.max(0, Math.floor(last / 2)) + 0.5;
+  return last > 0 ? [...onRow, { t: mid / clip.rate, between: true }] : onRow;
+}
+
+let browser;
+let server;
+let bakeRoot;
+const results = { browser: null, fixtures: {} };
+
+before(async () => {
+  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
+  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
+  server = await serve([
+    ['/harness/', path.join(HERE, 'page')],
+    ['/three/', path.join(HERE, 'node_modules', 'three')],
+    ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
+    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
+    ['/fixtures/', path.join(REPO, 'fixtures')],
+    ['/bake/', bakeRoot],
+  ]);
+  browser = await launch();
+  const { page } = browser;
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  page.on('response', (r) => r.status() >= 400 && console.error(`[page HTTP ${r.status()}] ${r.url()}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') console.error(`[page ${m.type()}] ${m.text()}`);
+  });
+  await page.goto(`${server.url}/harness/harness.html`);
+  await page.waitForFunction(() => window.harnessReady === true);
+  results.browser = await page.evaluate((s) => window.harness.init(s), SIZE);
+  console.log(`# browser: ${JSON.stringify(results.browser)}`);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(bakeRoot, { recursive: true, force: true });
+  if (Object.keys(results.fixtures).length) fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(results, null, 2));
+});
+
+function bake(fixture) {
+  const out = path.join(bakeRoot, fixture.name);
+  const model = path.join(REPO, 'fixtures', fixture.model);
+  const args = ['bake', model, '-o', out, '--points', 'all', '-q'];
+  const run = spawnSync(BIN, args, { encoding: 'utf8' });
+  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
+  const stem = path.basename(model).replace(/\.[^.]+$/, '');
+  return { description: `/bake/${fixture.name}/${stem}.vat.json`, source: `/fixtures/${fixture.model}` };
+}
+
+const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
+
+function iou(a, b) {
+  let inter = 0;
+  let union = 0;
+  let countA = 0;
+  let countB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] !== 0;
+    const y = b[i] !== 0;
+    if (x && y) inter++;
+    if (x || y) union++;
+    if (x) countA++;
+    if (y) countB++;
+  }
+  return { iou: union ? inter / union : 0, vatPixels: countA, threePixels: countB };
+}
+
+/** VAT | three.js | overlay (white both, magenta VAT only, green three.js only). */
+function writeComparison(file, vat, three) {
+  const w = SIZE * 3 + 8;
+  const rgba = new Uint8Array(w * SIZE * 4).fill(0);
+  for (let i = 0; i < w * SIZE; i++) rgba[i * 4 + 3] = 255;
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      const m = y * SIZE + x;
+      const put = (px, r, g, b) => rgba.set([r, g, b, 255], (y * w + px) * 4);
+      if (vat[m]) put(x, 255, 255, 255);
+      if (three[m]) put(SIZE + 4 + x, 255, 255, 255);
+      const o = 2 * (SIZE + 4) + x;
+      if (vat[m] && three[m]) put(o, 255, 255, 255);
+      else if (vat[m]) put(o, 255, 0, 255);
+      else if (three[m]) put(o, 0, 255, 0);
+    }
+    for (const sep of [SIZE, SIZE + 1, SIZE + 2, SIZE + 3, 2 * SIZE + 4, 2 * SIZE + 5, 2 * SIZE + 6, 2 * SIZE + 7]) rgba.set([60, 60, 60, 255], (y * w + sep) * 4);
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, encodePng(w, SIZE, rgba));
+  return rgba;
+}
+
+// The comparison that goes under the crowd in the README figure.
+const README_SAMPLE = { fixture: 'Fox', clip: 'Run', index: 2 };
+let readmeStrip = null;
+
+const slug = (s) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+
+for (const fixture of FIXTURES) {
+  describe(fixture.name, () => {
+    let info;
+    const record = (results.fixtures[fixture.name] = { clips: {}, controls: [] });
+    const page = () => browser.page;
+
+    before(async () => {
+      const urls = bake(fixture);
+      info = await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, path: 'auto' });
+      record.path = info.path;
+    });
+
+    test('the texture path plays the stored u16 values losslessly (every texel through the shader)', async (t) => {
+      const d = info.description;
+      if (!results.browser.norm16) assert.equal(info.path, 'integer', 'without EXT_texture_norm16 the page must take the RGBA16UI path');
+      const check = await page().evaluate(() => window.harness.decodeCheck());
+      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      record.decode = { path: info.path, ...check, scale };
+      t.diagnostic(`${fixture.name} (${info.path}): ${check.samples} texels; max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)} (= ${(check.worstPos.e / scale).toExponential(2)} × max |coordinate|), normals ${check.worstDeg.deg.toFixed(5)}°`);
+      assert.equal(check.missing, 0, 'every (point, row) was drawn');
+      // float32 arithmetic on exact u16 values: a few ulps of the largest coordinate. A
+      // lossy upload (half float: 11-bit mantissa) would be off by ~1e-3 of the range.
+      assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
+      assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
+    });
+
+    test('the norm16 shader branch (fed t / 65535 through an RGBA32F texture) decodes every texel the same', async (t) => {
+      // EXT_texture_norm16 is missing here, so three's RGBA16_EXT upload cannot run; this
+      // runs the shader code that reads it on the values such a texture returns.
+      const d = info.description;
+      const check = await page().evaluate(() => window.harness.decodeCheck({ simulate: 'norm16' }));
+      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      record.decodeNorm16Simulated = { ...check, scale };
+      t.diagnostic(`${fixture.name} (norm16 branch, simulated): max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)}, normals ${check.worstDeg.deg.toFixed(5)}°`);
+      assert.equal(check.missing, 0, 'every (point, row) was drawn');
+      assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
+      assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
+    });
+
+    test('control: a half-float copy of the texture is lossy, and the texel check sees it', async (t) => {
+      const d = info.description;
+      const check = await page().evaluate(() => window.harness.decodeCheck({ simulate: 'half' }));
+      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      const diag = 2 * Math.hypot(...d.positions.half_extent);
+      const step = d.positions.half_extent.map((h) => (2 * h) / 65535);
+      const w = check.worstPos;
+      record.halfFloat = { ...check, diag, steps: w.e / step['xyz'.indexOf(w.axis)] };
+      t.diagnostic(`${fixture.name} (RGBA16F copy): max position error ${w.e.toExponential(2)} = ${(w.e / diag).toExponential(2)} × diagonal = ${record.halfFloat.steps.toFixed(1)} unorm16 steps; normals ${check.worstDeg.deg.toFixed(3)}°`);
+      assert.ok(w.e > 1e-6 * scale, 'the lossless check would not notice a half-float upload');
+    });
+
+    test('the rest mesh bounds cover every frame: frustum culling cannot cut a unit', () => {
+      const d = info.description;
+      const { geometryMin, geometryMax, sphereRadius, cornerDistances } = info.bounds;
+      const diag = 2 * Math.hypot(...d.positions.half_extent);
+      const eps = 1e-5 * Math.max(diag, 1e-6);
+      for (let a = 0; a < 3; a++) {
+        const lo = d.positions.center[a] - d.positions.half_extent[a];
+        const hi = d.positions.center[a] + d.positions.half_extent[a];
+        assert.ok(geometryMin[a] <= lo + eps && geometryMax[a] >= hi - eps, `axis ${'xyz'[a]}: rest GLB box [${geometryMin[a]}, ${geometryMax[a]}] does not cover the animation's [${lo}, ${hi}]`);
+      }
+      for (const dist of cornerDistances) assert.ok(dist <= sphereRadius + eps, `InstancedMesh bounding sphere (r=${sphereRadius}) misses a bounds corner at ${dist}`);
+    });
+
+    for (const clipName of fixture.clips) {
+      test(`clip "${clipName}": VAT and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
+        const clip = info.description.clips.find((c) => c.name === clipName);
+        assert.ok(clip, `clip "${clipName}" is in the description`);
+        const sources = clip.source_indices ?? [clip.source_index];
+        const rows = [];
+        for (const { t: time, between } of timesOf(clip)) {
+          const vat = decodeMask(await page().evaluate(([c, tt]) => window.harness.renderVat(c, tt), [clipName, time]));
+          const three = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, time, clip.loop]));
+          const r = { t: time, between, ...iou(vat, three) };
+          if (between) {
+            // Between rows the VAT blends two stored poses linearly, which cuts chords
+            // across fast rotations (Kenney's "die" turns 25° in 1/30 s). Its bar: the
+            // 0.98, or at least as close to three.js as showing the nearer stored row.
+            const frame = time * clip.rate;
+            r.stepIoU = 0;
+            for (const k of [Math.floor(frame), Math.ceil(frame)]) {
+              const row = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, k / clip.rate, clip.loop]));
+              r.stepIoU = Math.max(r.stepIoU, iou(row, three).iou);
+            }
+          }
+          rows.push(r);
+          const strip = writeComparison(path.join(ARTIFACTS, fixture.name, `${slug(clipName)}-t${time.toFixed(3)}.png`), vat, three);
+          if (fixture.name === README_SAMPLE.fixture && clipName === README_SAMPLE.clip && rows.length - 1 === README_SAMPLE.index) readmeStrip = strip;
+        }
+        record.clips[clipName] = rows;
+        t.diagnostic(`${fixture.name} "${clipName}" (${clip.duration.toFixed(3)} s, loop ${clip.loop}): ` + rows.map((r) => `t=${r.t.toFixed(3)} IoU ${r.iou.toFixed(4)}` + (r.between ? ` (between rows; nearer stored row ${r.stepIoU.toFixed(4)})` : '')).join(', '));
+        for (const r of rows) {
+          assert.ok(r.vatPixels > 0.002 * SIZE * SIZE, `t=${r.t}: the VAT unit is (almost) not drawn: ${r.vatPixels} pixels`);
+          const bar = r.between ? Math.min(MIN_IOU, r.stepIoU) : MIN_IOU;
+          assert.ok(r.iou >= bar, `t=${r.t.toFixed(4)}${r.between ? ' (between rows)' : ''}: IoU ${r.iou.toFixed(4)} < ${bar.toFixed(4)} (VAT ${r.vatPixels} px, three.js ${r.threePixels} px); see artifacts/${fixture.name}/`);
+        }
+      });
+    }
+
+    test(`negative control: clip "${fixture.control.clip}" played at the wrong speed falls below IoU ${MIN_IOU}`, async (t) => {
+      const clip = info.description.clips.find((c) => c.name === fixture.control.clip);
+      const sources = clip.source_indices ?? [clip.source_index];
+      const time = Math.round(fixture.control.at * (clip.rows - 1)) / clip.rate; // on a row
+      const three = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, time, clip.loop]));
+      for (const speed of WRONG_SPEEDS) {
+        const vat = decodeMask(await page().evaluate(([c, tt, sp]) => window.harness.renderVat(c, tt, { speed: sp }), [clip.name, time, speed]));
+        const r = { clip: clip.name, t: time, speed, ...iou(vat, three) };
+        record.controls.push(r);
+        writeComparison(path.join(ARTIFACTS, fixture.name, `control-${slug(clip.name)}-speed${speed}.png`), vat, three);
+      }
+      t.diagnostic(`${fixture.name} "${clip.name}" at t=${time.toFixed(3)}: ` + record.controls.map((r) => `speed ×${r.speed} IoU ${r.iou.toFixed(4)}`).join(', '));
+      for (const r of record.controls) assert.ok(r.iou < MIN_IOU, `VAT at ×${r.speed} speed still matched three.js (IoU ${r.iou.toFixed(4)}): this time cannot tell speeds apart`);
+    });
+  });
+}
+
+test('the example page plays 24 units with per-instance offsets (README figure)', async (t) => {
+  const example = await browser.context.newPage();
+  const errors = [];
+  example.on('pageerror', (e) => errors.push(e.message));
+  const W = 3 * SIZE + 8; // as wide as a comparison strip
+  const H = Math.round(W / 2);
+  try {
+    await example.setViewportSize({ width: W, height: H });
+    const vatUrl = '/bake/Fox/Fox.vat.json';
+    await example.goto(`${server.url}/example/index.html?vat=${encodeURIComponent(vatUrl)}&count=24&t=1.7&w=${W}&h=${H}&ui=0`);
+    const state = await example.evaluate(async () => {
+      const { path } = await window.vatExample;
+      const canvas = document.querySelector('canvas');
+      const gl = canvas.getContext('webgl2'); // the page's own context (preserveDrawingBuffer when frozen)
+      const px = new Uint8Array(canvas.width * canvas.height * 4);
+      gl.readPixels(0, 0, canvas.width, canvas.height, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      let s = '';
+      for (let i = 0; i < px.length; i += 0x8000) s += String.fromCharCode(...px.subarray(i, i + 0x8000));
+      return { path, width: canvas.width, height: canvas.height, pixels: btoa(s) };
+    });
+    assert.deepEqual(errors, [], 'no page errors');
+    if (!results.browser.norm16) assert.equal(state.path, 'integer', 'without EXT_texture_norm16 the example takes the RGBA16UI path');
+    assert.deepEqual([state.width, state.height], [W, H]);
+    const bottomUp = new Uint8Array(Buffer.from(state.pixels, 'base64'));
+    const crowd = new Uint8Array(W * H * 4);
+    for (let y = 0; y < H; y++) crowd.set(bottomUp.subarray((H - 1 - y) * W * 4, (H - y) * W * 4), y * W * 4);
+    // Fox fur is orange: count clearly orange pixels (r > g + 40 > b + 40) to see the units drawn.
+    let fur = 0;
+    for (let i = 0; i < W * H; i++) if (crowd[i * 4] > crowd[i * 4 + 1] + 40 && crowd[i * 4 + 1] > crowd[i * 4 + 2] + 20) fur++;
+    t.diagnostic(`example page: texture path ${state.path}; ${((100 * fur) / (W * H)).toFixed(1)}% of the frame is fox`);
+    assert.ok(fur > 0.03 * W * H, `the example drew almost no fox (${fur} orange pixels)`);
+    fs.writeFileSync(path.join(ARTIFACTS, 'example-fox-crowd.png'), encodePng(W, H, crowd));
+    // README figure: the crowd above one comparison (Fox "Run", VAT | three.js | overlay).
+    if (readmeStrip) {
+      const gap = 6;
+      const figure = new Uint8Array(W * (H + gap + SIZE) * 4).fill(255);
+      figure.set(crowd, 0);
+      for (let i = H * W; i < (H + gap) * W; i++) figure.set([27, 29, 34, 255], i * 4);
+      figure.set(readmeStrip, (H + gap) * W * 4);
+      fs.writeFileSync(path.join(ARTIFACTS, 'readme-three-playback.png'), encodePng(W, H + gap + SIZE, figure));
+    }
+  } finally {
+    await example.close();
+  }
+});
