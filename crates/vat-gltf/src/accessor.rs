@@ -12,6 +12,11 @@ use crate::error::{ErrorKind, LoadError};
 /// Accessors without a buffer view allocate zeros; this caps what a hostile count can ask for.
 const MAX_ZERO_FILLED_VALUES: usize = 1 << 26;
 
+/// All accessor reads of one model together may produce at most this many numbers
+/// (512 MiB as 4-byte values): one accessor named by thousands of mesh instances,
+/// channels or morph targets must not multiply a small file into gigabytes.
+pub(crate) const MAX_VALUES_READ: usize = 1 << 27;
+
 /// Buffer views as bytes: buffers resolved, and (later) decompressed views substituted.
 pub(crate) struct Reader<'a> {
     pub file: &'a Path,
@@ -19,6 +24,8 @@ pub(crate) struct Reader<'a> {
     pub buffers: Vec<Vec<u8>>,
     /// Bytes of views decoded from `EXT_meshopt_compression`, by view index.
     pub decoded: Vec<Option<Vec<u8>>>,
+    /// Numbers produced so far, against [`MAX_VALUES_READ`].
+    pub values_read: std::cell::Cell<usize>,
 }
 
 fn components(ty: Type) -> usize {
@@ -111,6 +118,26 @@ impl Reader<'_> {
         LoadError::new(self.file, ErrorKind::Invalid, message)
     }
 
+    /// Counts `values` numbers about to be produced for `what` against [`MAX_VALUES_READ`].
+    pub(crate) fn charge(&self, values: usize, what: &str) -> Result<(), LoadError> {
+        let total = self.values_read.get().saturating_add(values);
+        if total > MAX_VALUES_READ {
+            return Err(LoadError::new(
+                self.file,
+                ErrorKind::Unsupported,
+                format!(
+                    "{what}: the model's accessor reads add up to more than {MAX_VALUES_READ} values \
+                     (its meshes, instances, morph targets and keyframes together)"
+                ),
+            )
+            .with_hint(
+                "the model is too large to bake, or reuses one accessor thousands of times; split or simplify it",
+            ));
+        }
+        self.values_read.set(total);
+        Ok(())
+    }
+
     /// The bytes of a buffer view, checked against its buffer, and its stride.
     fn view(&self, index: usize) -> Result<(&[u8], Option<usize>), LoadError> {
         let view = self.root.buffer_views.get(index).ok_or_else(|| {
@@ -161,6 +188,7 @@ impl Reader<'_> {
             if count.saturating_mul(components) > MAX_ZERO_FILLED_VALUES {
                 return Err(self.invalid(format!("accessor {index} ({what}) asks for {count} elements with no data")));
             }
+            self.charge(count * components, what)?;
             return Ok((
                 Elements {
                     bytes: &[],
@@ -200,6 +228,7 @@ impl Reader<'_> {
                 )))
             }
         }
+        self.charge(count * components, what)?;
         Ok((
             Elements {
                 bytes: &view[offset.min(view.len())..],

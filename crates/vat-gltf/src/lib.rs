@@ -62,6 +62,10 @@ const UNDERSTOOD_EXTENSIONS: &[&str] = &[
     "KHR_materials_pbrSpecularGlossiness",
 ];
 
+/// A scene may have at most this many points (every mesh instance counted): about
+/// 340 MiB of per-point data, far past anything a vertex animation texture holds.
+pub const MAX_POINTS: usize = 1 << 22;
+
 /// Load settings.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -91,6 +95,13 @@ pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<(Root, serde_json::Va
     parse_json(file, container.json)
 }
 
+/// The document's JSON text (a GLB's JSON chunk, or the whole .gltf), with the container
+/// checked but nothing parsed: for callers that deserialize only the part they need
+/// (`vatbake audit` reads clip names and key-time maxima of hundreds of files).
+pub fn document_json<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a [u8], LoadError> {
+    Ok(container::split(file, bytes)?.json)
+}
+
 fn parse_json(file: &Path, json: &[u8]) -> Result<(Root, serde_json::Value), LoadError> {
     let not_gltf =
         |e: serde_json::Error| LoadError::new(file, ErrorKind::NotGltf, format!("not a glTF 2.0 document: {e}"));
@@ -118,7 +129,7 @@ pub fn load(file: &Path, bytes: &[u8], options: &Options) -> Result<Loaded, Load
     check_extensions(file, &root)?;
     let buffers = load_buffers(file, &root, container.bin)?;
     let decoded = meshopt::decode_views(file, &root, &buffers)?;
-    let reader = Reader { file, root: &root, buffers, decoded };
+    let reader = Reader { file, root: &root, buffers, decoded, values_read: Default::default() };
     let mut warnings = Vec::new();
 
     let nodes = load_nodes(&reader)?;
@@ -235,20 +246,26 @@ fn load_nodes(reader: &Reader) -> Result<Vec<Node>, LoadError> {
             nodes[child].parent = Some(index);
         }
     }
-    // A parent chain that loops never reaches a root: walk every chain with a step cap.
+    // A parent chain that loops never reaches a root. Walk every chain up to a node
+    // already known to reach one: linear in the node count, even for a deep chain.
+    let mut reaches_root = vec![false; count];
+    let mut on_walk = vec![false; count];
+    let mut walk = Vec::new();
     for start in 0..count {
-        let mut at = start;
-        let mut steps = 0;
-        while let Some(parent) = nodes[at].parent {
-            at = parent;
-            steps += 1;
-            if steps > count {
+        let mut at = Some(start);
+        while let Some(node) = at.filter(|&n| !reaches_root[n]) {
+            if std::mem::replace(&mut on_walk[node], true) {
                 return Err(LoadError::new(
                     reader.file,
                     ErrorKind::Invalid,
                     format!("the node hierarchy has a cycle through node {start}"),
                 ));
             }
+            walk.push(node);
+            at = nodes[node].parent;
+        }
+        for node in walk.drain(..) {
+            reaches_root[node] = true;
         }
     }
     Ok(nodes)
@@ -414,6 +431,17 @@ fn load_primitive(
         return Err(invalid("POSITION has NaN or infinite values".into()));
     }
     let count = positions.len() / 3;
+    if model.points.len() + count > MAX_POINTS {
+        return Err(LoadError::new(
+            reader.file,
+            ErrorKind::Unsupported,
+            format!(
+                "{context}: the scene has more than {MAX_POINTS} points ({} so far, this primitive adds {count})",
+                model.points.len()
+            ),
+        )
+        .with_hint("bake a smaller scene (--scene), or split the model"));
+    }
     let read_vec = |semantic: Semantic, name: &str, want: usize| -> Result<Option<Vec<f32>>, LoadError> {
         let Some(a) = attribute(semantic) else { return Ok(None) };
         let (values, comps) = reader.read_f32(a, &format!("{context} {name}"))?;
@@ -498,9 +526,10 @@ fn load_primitive(
                         )));
                     }
                     if weight > 0.0 {
-                        if joint as usize >= joint_count {
+                        if joint as usize >= joint_count || joint > u32::from(u16::MAX) {
                             return Err(invalid(format!(
-                                "JOINTS_{set} names joint {joint} at point {p}, but the skin has {joint_count} joints"
+                                "JOINTS_{set} names joint {joint} at point {p}, but the skin has {joint_count} joints \
+                                 (and at most 65536 are supported)"
                             )));
                         }
                         influences[p].push((joint, weight));
@@ -555,6 +584,7 @@ fn load_primitive(
             };
         let mut positions = read_delta(target.positions, "POSITION")?;
         if positions.is_empty() {
+            reader.charge(count * 3, &format!("{context} target {t}"))?;
             positions = vec![Vec3::ZERO; count];
         }
         morph_targets.push(MorphTarget { positions, normals: read_delta(target.normals, "NORMAL")? });

@@ -15,6 +15,10 @@ const PLACEHOLDER_PNG: [u8; 69] = [
     0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
 ];
 
+/// Image bytes carried to the rest mesh, all images together: many images naming one
+/// big buffer view must not multiply it. Images past this get the placeholder.
+const MAX_CARRIED_IMAGE_BYTES: usize = 1 << 30;
+
 fn array(json: &Value, key: &str) -> Vec<Value> {
     json.get(key).and_then(Value::as_array).cloned().unwrap_or_default()
 }
@@ -55,6 +59,7 @@ pub(crate) fn carry(
 ) -> MaterialSet {
     let mut images = Vec::new();
     let mut image_data = Vec::new();
+    let mut carried_bytes = 0usize;
     for (index, image) in array(json, "images").into_iter().enumerate() {
         let uri = image.get("uri").and_then(Value::as_str);
         let bytes = match (uri, image.get("bufferView").and_then(Value::as_u64)) {
@@ -65,6 +70,15 @@ pub(crate) fn carry(
             (None, Some(view)) => view_bytes(json, view as usize, bin, buffers),
             (None, None) => None,
         };
+        let over_cap = bytes.as_ref().is_some_and(|b| carried_bytes + b.len() > MAX_CARRIED_IMAGE_BYTES);
+        if over_cap {
+            warnings.push(format!(
+                "image {index}: the images add up to more than {} MiB; the rest mesh carries a 1×1 grey placeholder in its place",
+                MAX_CARRIED_IMAGE_BYTES >> 20
+            ));
+        }
+        let bytes = bytes.filter(|_| !over_cap);
+        carried_bytes += bytes.as_ref().map_or(0, Vec::len);
         let (bytes, mime) = match bytes.filter(|b| !b.is_empty()) {
             Some(bytes) => {
                 let mime = image
@@ -75,6 +89,7 @@ pub(crate) fn carry(
                     .unwrap_or_else(|| sniff_mime(&bytes).to_string());
                 (bytes, mime)
             }
+            None if over_cap => (PLACEHOLDER_PNG.to_vec(), "image/png".to_string()),
             None => {
                 let source = uri.filter(|u| !u.starts_with("data:")).map(|u| format!(" (\"{u}\")")).unwrap_or_default();
                 warnings.push(format!(

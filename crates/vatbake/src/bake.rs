@@ -16,6 +16,7 @@ use crate::messages::Failure;
 use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
+use crate::slots;
 
 /// The tool's name and version, as written into every output.
 pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
@@ -27,6 +28,11 @@ const SIZE_GUARD: (f32, f32) = (1.0 / 1.5, 1.5);
 
 /// A clip loops when its last row is within this fraction of the bounds diagonal of its first.
 const LOOP_TOLERANCE: f32 = 0.01;
+
+/// Most texels a bake may have (width × height, about points × rows): 2^27, the
+/// 1 GiB of RGBA16 texels `vat-ktx2` writes, and about 4 GiB of memory while baking
+/// (3 GiB of evaluated f32 positions and normals, 1 GiB of texels). See docs/CLI.md.
+pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
 
 /// How long each stage took, in milliseconds.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -74,8 +80,9 @@ pub fn clip_rows(duration: f32, fps: f32, max_frames: Option<u32>) -> (u32, f32,
     if duration <= 0.0 {
         return (1, fps, 1.0 / fps);
     }
-    let natural = (duration as f64 * fps as f64).round() as u64 + 1;
-    let rows = natural.min(max_frames.map_or(u64::MAX, u64::from)).max(1) as u32;
+    // Saturating: a hostile key time (1e30 s) gives u32::MAX rows, which the texel cap refuses.
+    let natural = ((duration as f64 * fps as f64).round() as u64).saturating_add(1);
+    let rows = natural.min(max_frames.map_or(u64::MAX, u64::from)).clamp(1, u64::from(u32::MAX)) as u32;
     let rate = if rows > 1 { ((rows - 1) as f64 / duration as f64) as f32 } else { fps };
     (rows, rate, duration)
 }
@@ -141,6 +148,8 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         .into());
     }
     let clips = pick_clips(&model, &settings.clips, file)?;
+    let slots =
+        slots::assign(&clips, &settings.aliases, settings.clips.is_some(), settings.strict, file, &mut warnings)?;
     if let PointBudget::Count(n) = settings.points {
         if (n as usize) < model.points.len() {
             warnings.push(format!(
@@ -148,6 +157,22 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
                 model.points.len()
             ));
         }
+    }
+
+    // The texture's size is known before anything is evaluated: refuse one past the cap.
+    let total_rows: u64 =
+        clips.iter().map(|c| u64::from(clip_rows(c.duration(), settings.fps, settings.max_frames).0)).sum();
+    let width = model.points.len().clamp(1, settings.max_width.max(1) as usize) as u128;
+    let texels = width * model.points.len().div_ceil(width as usize) as u128 * u128::from(total_rows);
+    if texels > u128::from(MAX_TEXELS) {
+        return Err(Failure::input(format!(
+            "{}: the texture would have {texels} texels ({} points × {total_rows} rows), \
+             more than the limit of {MAX_TEXELS} (1 GiB of RGBA16 texels); \
+             lower --points, --max-frames or --fps, or bake fewer --clips",
+            file.display(),
+            model.points.len(),
+        ))
+        .into());
     }
 
     // Evaluate: the rest pose, then every row of every clip.
@@ -163,13 +188,13 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     let mut entries = Vec::with_capacity(clips.len());
     let mut frames: Vec<Frames> = Vec::with_capacity(clips.len());
     let mut row = 0u32;
-    for clip in &clips {
+    for (clip, slot) in clips.iter().zip(slots) {
         let (rows, rate, duration) = clip_rows(clip.duration(), settings.fps, settings.max_frames);
         frames.push(vat_skin::evaluate_clip(&model, Some(clip), &row_times(rows, clip.duration())));
         entries.push(ClipEntry {
             name: clip.display_name(),
             source_index: clip.source_index as u32,
-            slot: None,
+            slot,
             row,
             rows,
             duration,

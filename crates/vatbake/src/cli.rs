@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::audit::AuditSettings;
 use crate::messages::Failure;
 use crate::output::check_file_name;
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
+use crate::slots::Aliases;
 
 /// Default Zstandard level: chosen by measurement (docs/PERFORMANCE.md).
 pub const DEFAULT_ZSTD_LEVEL: i32 = 9;
@@ -27,8 +29,35 @@ pub struct Cli {
 pub enum Command {
     /// Bake one model: writes <name>.vat.ktx2, <name>.rest.glb and <name>.vat.json into OUTDIR.
     Bake(BakeArgs),
+    /// Rebake a roster of units in parallel, skipping units whose source and settings are unchanged.
+    Roster(RosterArgs),
+    /// Check shipped description files against their source models, textures and the alias table.
+    Audit(AuditArgs),
     /// Print the JSON Schema of the description file.
     Schema,
+}
+
+#[derive(Args, Debug)]
+pub struct RosterArgs {
+    /// The roster file (TOML): [defaults] and [[unit]] entries; paths in it are relative to it.
+    pub roster: PathBuf,
+    /// Output folder (overrides the roster's `output`); each unit goes to DIR/<name>/.
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Units baked at once (default: one per core).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Rebake every unit, changed or not.
+    #[arg(long)]
+    pub force: bool,
+    /// Bake only the K-th of N deterministic shards of the roster (e.g. 2/4), to split it across machines.
+    #[arg(long, value_name = "K/N", value_parser = crate::roster::parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// Bake nothing: audit the roster's outputs against their sources (exit 1 on findings).
+    #[arg(long)]
+    pub check: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -94,6 +123,12 @@ pub struct BakeArgs {
     /// Bake even when the evaluated rest pose is far from the bind-pose size.
     #[arg(long)]
     pub no_size_guard: bool,
+    /// Alias table (TOML) of the game's slots and the clip names each accepts; replaces the built-in table.
+    #[arg(long, value_name = "FILE")]
+    pub aliases: Option<PathBuf>,
+    /// Make clip-name warnings errors: unassigned or unnamed clips, two clips for one slot, lookalikes, the fallback.
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -132,6 +167,53 @@ impl BakeArgs {
             texture_format: self.texture_format,
             scene: self.scene,
             size_guard: !self.no_size_guard,
+            aliases: Aliases::load(self.aliases.as_deref())?,
+            strict: self.strict,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Description files (*.vat.json), or folders searched for them recursively [default: .]
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Folder of the source models, searched recursively by the file name each description records
+    /// (default: beside each description, then one folder up).
+    #[arg(long, value_name = "DIR")]
+    pub sources: Option<PathBuf>,
+    /// Alias table (TOML) to check the slots against; replaces the built-in table.
+    #[arg(long, value_name = "FILE")]
+    pub aliases: Option<PathBuf>,
+    /// Output: one line per finding grouped by unit, or JSON (docs/AUDIT.md).
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    pub format: AuditFormat,
+}
+
+/// How the audit prints its findings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuditFormat {
+    Text,
+    Json,
+}
+
+impl AuditArgs {
+    pub fn into_settings(self) -> Result<AuditSettings, Failure> {
+        if let Some(dir) = &self.sources {
+            if !dir.is_dir() {
+                return Err(Failure::usage(format!(
+                    "--sources {}: not a folder; give the folder that holds the source models",
+                    dir.display()
+                )));
+            }
+        }
+        let paths = if self.paths.is_empty() { vec![PathBuf::from(".")] } else { self.paths };
+        Ok(AuditSettings {
+            paths,
+            sources: self.sources,
+            aliases: Aliases::load(self.aliases.as_deref())?,
+            format: self.format,
+            known_sources: Default::default(),
         })
     }
 }

@@ -65,6 +65,9 @@ pub struct Settings {
     pub zstd_level: i32,
     /// Scene index baked, or null for the document's default scene.
     pub scene: Option<u32>,
+    /// SHA-256 of the alias table that gave the clips their slots (the built-in table's
+    /// bytes, or those of the file passed with --aliases), lowercase hex.
+    pub aliases_sha256: String,
 }
 
 /// The coordinate system of the positions and normals in the texture.

@@ -3,14 +3,18 @@
 //! Thin glue: flags become settings once (`cli`), the bake runs as a straight line of
 //! stages (`bake`), and everything the user is told goes through `messages`.
 
+mod audit;
 mod bake;
 mod cli;
 mod description;
 mod messages;
 mod output;
 mod rest_mesh;
+mod roster;
 mod settings;
+mod slots;
 
+use crate::messages::out;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -47,22 +51,65 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 }
             }
             if output.json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                out!("{}", serde_json::to_string_pretty(&report)?);
             } else if !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
                 print_summary(&settings, &report, output.verbose);
             }
             Ok(0)
         }
+        cli::Command::Roster(args) => {
+            let output = cli::Output::from(&args.output);
+            if args.jobs == Some(0) {
+                return Err(messages::Failure::usage("--jobs 0: give at least one job").into());
+            }
+            let roster = roster::read(&args.roster, args.out_dir.as_deref())?;
+            if args.check {
+                let format = if output.json { cli::AuditFormat::Json } else { cli::AuditFormat::Text };
+                return roster::check(&roster, args.shard, format);
+            }
+            let options = roster::RunOptions {
+                jobs: args.jobs,
+                force: args.force,
+                shard: args.shard,
+                progress: !output.quiet && !output.json,
+            };
+            let report = roster::run(&roster, &options)?;
+            if output.json {
+                out!("{}", serde_json::to_string_pretty(&report)?);
+            } else if !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
+                roster::print_summary(&report);
+            }
+            if !output.quiet {
+                for unit in &report.units {
+                    for w in &unit.warnings {
+                        messages::warning(&format!("{}: {w}", unit.name));
+                    }
+                }
+                if !report.stale_outputs.is_empty() {
+                    messages::warning(&format!(
+                        "{} holds bakes of units no longer in the roster (not deleted): {}",
+                        report.output.display(),
+                        report.stale_outputs.join(", ")
+                    ));
+                }
+            }
+            let failed: Vec<&roster::UnitResult> = report.units.iter().filter(|u| u.status == "failed").collect();
+            for unit in &failed {
+                messages::error(&format!("unit \"{}\" failed: {}", unit.name, unit.error.as_deref().unwrap_or("")));
+            }
+            Ok(if failed.is_empty() { 0 } else { 1 })
+        }
+        cli::Command::Audit(args) => audit::run(&args.into_settings()?),
         cli::Command::Schema => {
-            print!("{}", description::schema_json());
+            out!("{}", description::schema_json().trim_end());
             Ok(0)
         }
     }
 }
 
 fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, verbose: bool) {
-    println!("baked {} → {}", settings.input.display(), report.description_file.display());
-    println!(
+    out!("baked {} → {}", settings.input.display(), report.description_file.display());
+    out!(
         "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}), rest mesh {}",
         report.points,
         report.rows,
@@ -75,12 +122,13 @@ fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, v
         messages::bytes(report.raw_texel_bytes),
         messages::bytes(report.mesh_bytes),
     );
-    println!("  precision {:.3e} model units; {:.0} ms", report.precision, report.timings_ms.total);
+    out!("  precision {:.3e} model units; {:.0} ms", report.precision, report.timings_ms.total);
     if verbose {
         for clip in &report.description.clips {
-            println!(
-                "  clip {:<28} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
+            out!(
+                "  clip {:<28} → {:<10} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
                 format!("\"{}\"", clip.name),
+                clip.slot.as_deref().unwrap_or("(no slot)"),
                 clip.row,
                 clip.row + clip.rows,
                 clip.duration,
@@ -89,9 +137,14 @@ fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, v
             );
         }
         let t = &report.timings_ms;
-        println!(
+        out!(
             "  stages (ms): load {:.1}, evaluate {:.1}, bounds {:.1}, pack {:.1}, encode {:.1}, write {:.1}",
-            t.load, t.evaluate, t.bounds, t.pack, t.encode, t.write
+            t.load,
+            t.evaluate,
+            t.bounds,
+            t.pack,
+            t.encode,
+            t.write
         );
     }
 }

@@ -10,6 +10,7 @@
 use std::fmt;
 use std::io::IsTerminal;
 
+pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_INPUT: u8 = 3;
 pub const EXIT_OUTPUT: u8 = 4;
@@ -80,3 +81,24 @@ pub fn bytes(n: u64) -> String {
         n => format!("{n} B"),
     }
 }
+
+/// Writes one line to stdout. A reader that stops early (`vatbake … --json | head`)
+/// closes the pipe: that ends the program quietly instead of panicking.
+pub fn write_line(args: fmt::Arguments) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let result = stdout.write_fmt(args).and_then(|()| stdout.write_all(b"\n"));
+    if let Err(e) = result {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(EXIT_OUTPUT as i32);
+    }
+}
+
+/// `println!` for results: see [`write_line`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::messages::write_line(format_args!($($arg)*)) };
+}
+pub(crate) use out;

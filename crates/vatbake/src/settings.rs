@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::description;
+use crate::slots::Aliases;
 
 /// The point budget of a bake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +60,10 @@ pub struct BakeSettings {
     pub texture_format: TextureFormat,
     pub scene: Option<usize>,
     pub size_guard: bool,
+    /// The table that gives each clip its slot.
+    pub aliases: Aliases,
+    /// Clip-name warnings are errors.
+    pub strict: bool,
 }
 
 impl BakeSettings {
@@ -72,6 +77,7 @@ impl BakeSettings {
             clips: self.clips.clone(),
             zstd_level: self.zstd_level,
             scene: self.scene.map(|s| s as u32),
+            aliases_sha256: self.aliases.sha256.clone(),
         }
     }
 }

@@ -1,0 +1,502 @@
+//! `vatbake audit`: reads shipped description files, their source models (the glTF
+//! JSON only: clip names and key-time maxima, never the buffers) and their texture
+//! headers, runs vat-audit's checks on them, and prints the findings.
+//!
+//! Cheap by construction: per unit one small JSON file, one SHA-256 and one JSON parse
+//! of the source's clips, and the first 16 KiB of the texture; units run in parallel and a
+//! source shared by several descriptions is read once.
+
+use crate::messages::out;
+use std::collections::{BTreeSet, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use vat_audit::{Baked, BakedClip, BakedTexture, Finding, Kind, SourceClip, SourceClips, TextureFacts};
+
+use crate::cli::AuditFormat;
+use crate::description::{self, Description};
+use crate::messages::{self, Failure};
+use crate::output::check_file_name;
+use crate::slots::Aliases;
+
+/// What an audit runs on.
+#[derive(Clone, Debug)]
+pub struct AuditSettings {
+    /// Description files, or folders searched recursively for `*.vat.json`.
+    pub paths: Vec<PathBuf>,
+    /// Folder searched recursively for sources by file name; `None`: beside each description, then one up.
+    pub sources: Option<PathBuf>,
+    pub aliases: Aliases,
+    pub format: AuditFormat,
+    /// Sources known for particular description files (a roster knows each unit's);
+    /// these win over the search by file name.
+    pub known_sources: HashMap<PathBuf, PathBuf>,
+}
+
+/// Enough of a texture file to read its header: KTX2's header, level index, DFD and
+/// key/value data sit at the front; a PNG's IHDR in the first 33 bytes.
+const TEXTURE_PREFIX: u64 = 16 * 1024;
+
+/// One description's findings.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnitReport {
+    pub description: PathBuf,
+    /// The source model the checks used, if one was found.
+    pub source: Option<PathBuf>,
+    pub findings: Vec<Finding>,
+}
+
+/// The whole audit, as `--format json` prints it (docs/AUDIT.md).
+#[derive(Clone, Debug, Serialize)]
+pub struct AuditReport {
+    /// "built-in", or the path of the --aliases table.
+    pub aliases: String,
+    pub units: usize,
+    pub units_with_findings: usize,
+    pub findings: usize,
+    pub elapsed_ms: f64,
+    /// Every unit, in path order; a clean unit has no findings.
+    pub results: Vec<UnitReport>,
+}
+
+/// Runs the audit and prints it; the exit code is 1 when there are findings.
+pub fn run(settings: &AuditSettings) -> Result<u8> {
+    let report = audit(settings)?;
+    print(&report, settings.format)
+}
+
+/// Prints a report; the exit code is 1 when there are findings.
+pub fn print(report: &AuditReport, format: AuditFormat) -> Result<u8> {
+    match format {
+        AuditFormat::Json => out!("{}", serde_json::to_string_pretty(report)?),
+        AuditFormat::Text => print_text(report),
+    }
+    Ok(if report.findings > 0 { messages::EXIT_FINDINGS } else { 0 })
+}
+
+/// A description, read and parsed (or the finding that says why not).
+struct Entry {
+    path: PathBuf,
+    description: Result<Description, Finding>,
+}
+
+/// Runs every check on every description under `settings.paths`.
+pub fn audit(settings: &AuditSettings) -> Result<AuditReport> {
+    let started = Instant::now();
+    let files = find_descriptions(&settings.paths)?;
+    let by_name = settings.sources.as_deref().map(index_sources).transpose()?;
+
+    let read: Vec<Entry> =
+        files.into_par_iter().map(|path| Entry { description: read_description(&path), path }).collect();
+
+    // Each unit's candidate sources, then every distinct candidate read once.
+    let candidates: Vec<Result<Vec<PathBuf>, Finding>> = read
+        .iter()
+        .map(|r| match (&r.description, settings.known_sources.get(&r.path)) {
+            (Err(_), _) => Ok(Vec::new()),
+            (Ok(_), Some(known)) => Ok(vec![known.clone()]),
+            (Ok(d), None) => source_candidates(&r.path, &d.source.file, settings.sources.as_deref(), by_name.as_ref()),
+        })
+        .collect();
+    let distinct: BTreeSet<&PathBuf> = candidates.iter().flatten().flatten().collect();
+    let sources: HashMap<&PathBuf, Result<SourceClips, String>> =
+        distinct.into_par_iter().map(|path| (path, read_source(path))).collect();
+
+    let results: Vec<UnitReport> = read
+        .par_iter()
+        .zip(candidates.par_iter())
+        .map(|(r, candidates)| audit_unit(r, candidates, &sources, &settings.aliases.table))
+        .collect();
+
+    let findings = results.iter().map(|u| u.findings.len()).sum();
+    Ok(AuditReport {
+        aliases: settings.aliases.file.as_ref().map_or("built-in".to_string(), |f| f.display().to_string()),
+        units: results.len(),
+        units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
+        findings,
+        elapsed_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        results,
+    })
+}
+
+fn audit_unit(
+    read: &Entry,
+    candidates: &Result<Vec<PathBuf>, Finding>,
+    sources: &HashMap<&PathBuf, Result<SourceClips, String>>,
+    table: &vat_audit::AliasTable,
+) -> UnitReport {
+    let description = match &read.description {
+        Ok(d) => d,
+        Err(finding) => {
+            return UnitReport { description: read.path.clone(), source: None, findings: vec![finding.clone()] };
+        }
+    };
+    let baked = baked(description);
+    let folder = read.path.parent().unwrap_or(Path::new("."));
+    let mut findings = Vec::new();
+
+    // Pick the source: the candidate whose bytes are the baked ones, else the only or first one.
+    let found: Vec<(&PathBuf, &Result<SourceClips, String>)> = match candidates {
+        Ok(c) => c.iter().map(|p| (p, &sources[p])).collect(),
+        Err(_) => Vec::new(),
+    };
+    let exact = found.iter().find(|(_, s)| s.as_ref().is_ok_and(|s| s.sha256 == baked.source_sha256));
+    let chosen = exact.or(found.first()).copied();
+    match (candidates, chosen) {
+        (Err(finding), _) => findings.push(finding.clone()),
+        (Ok(_), None) => {}
+        (Ok(_), Some((path, Err(why)))) => findings.push(Finding::new(
+            Kind::SourceUnreadable,
+            format!("the source {} cannot be read: {why}", path.display()),
+            "fix or re-export the source model",
+        )),
+        (Ok(_), Some((_, Ok(source)))) => {
+            if found.len() > 1 && exact.is_none() {
+                findings.push(Finding::new(
+                    Kind::SourceNotFound,
+                    format!(
+                        "{} files are named {}, none with the baked bytes; checked against {}",
+                        found.len(),
+                        description.source.file,
+                        found[0].0.display()
+                    ),
+                    "give each unit's source a unique file name, or point --sources at the right folder",
+                ));
+            }
+            findings.extend(vat_audit::check_source(&baked, source, table));
+        }
+    }
+    if chosen.is_none_or(|(_, s)| s.is_err()) {
+        findings.extend(vat_audit::check_without_source(&baked));
+    }
+    findings.extend(vat_audit::check_description(&baked));
+    findings.extend(vat_audit::check_texture(&baked, &texture_facts(folder, &baked.texture.file)));
+    if check_file_name(&description.mesh.file).is_err() || !folder.join(&description.mesh.file).is_file() {
+        findings.push(Finding::new(
+            Kind::MeshMissing,
+            format!("the rest-pose mesh {} is not beside the description", description.mesh.file),
+            "ship the mesh with its description, or re-bake the unit",
+        ));
+    }
+    UnitReport { description: read.path.clone(), source: chosen.map(|(p, _)| p.clone()), findings }
+}
+
+/// The description files under `paths`: files as given, folders searched recursively
+/// for `*.vat.json` (hidden entries skipped, symbolic links to folders not followed).
+fn find_descriptions(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut found = BTreeSet::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| {
+            Failure::usage(format!(
+                "{}: cannot audit it: {e}; give description files (*.vat.json) or folders",
+                path.display()
+            ))
+        })?;
+        if meta.is_dir() {
+            walk(path, &mut |file| {
+                if file.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".vat.json")) {
+                    found.insert(file.to_path_buf());
+                }
+            })
+            .map_err(|e| Failure::usage(format!("{}: cannot search the folder: {e}", path.display())))?;
+        } else {
+            found.insert(path.clone());
+        }
+    }
+    if found.is_empty() {
+        let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(Failure::usage(format!(
+            "no description files (*.vat.json) under {}; give the folder the bakes were written to",
+            list.join(", ")
+        )));
+    }
+    Ok(found.into_iter().collect())
+}
+
+fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            walk(&entry.path(), visit)?;
+        } else if kind.is_file() || (kind.is_symlink() && entry.path().is_file()) {
+            visit(&entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Every file under `dir` by file name, for `--sources`.
+fn index_sources(dir: &Path) -> Result<HashMap<String, Vec<PathBuf>>, Failure> {
+    let mut index: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    walk(dir, &mut |file| {
+        if let Some(name) = file.file_name() {
+            index.entry(name.to_string_lossy().into_owned()).or_default().push(file.to_path_buf());
+        }
+    })
+    .map_err(|e| Failure::usage(format!("--sources {}: cannot search the folder: {e}", dir.display())))?;
+    for paths in index.values_mut() {
+        paths.sort();
+    }
+    Ok(index)
+}
+
+fn read_description(path: &Path) -> Result<Description, Finding> {
+    let unreadable = |why: String| {
+        Finding::new(
+            Kind::UnreadableDescription,
+            format!("cannot be read as a vatbake description: {why}"),
+            "re-bake the unit with this vatbake, or audit it with the vatbake that wrote it",
+        )
+    };
+    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
+    let format = value.get("format").and_then(|f| f.as_str());
+    if format != Some(description::FORMAT) {
+        return Err(unreadable(format!("its format is {format:?}, not \"{}\"", description::FORMAT)));
+    }
+    let version = value.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(description::FORMAT_VERSION as u64) {
+        return Err(unreadable(format!(
+            "format_version {version:?}; this vatbake reads version {}",
+            description::FORMAT_VERSION
+        )));
+    }
+    serde_json::from_value(value).map_err(|e| unreadable(e.to_string()))
+}
+
+/// Where the source named `file` may be: under `--sources` by file name, else beside
+/// the description and one folder up. None existing is a finding.
+fn source_candidates(
+    description: &Path,
+    file: &str,
+    sources: Option<&Path>,
+    by_name: Option<&HashMap<String, Vec<PathBuf>>>,
+) -> Result<Vec<PathBuf>, Finding> {
+    if check_file_name(file).is_err() {
+        return Err(Finding::new(
+            Kind::SourceNotFound,
+            format!("the description names its source {file:?}, which is not a plain file name"),
+            "re-bake the unit",
+        ));
+    }
+    let found = match (sources, by_name) {
+        (Some(_), Some(index)) => index.get(file).cloned().unwrap_or_default(),
+        _ => {
+            let folder = description.parent().unwrap_or(Path::new("."));
+            [folder.join(file), folder.join("..").join(file)].into_iter().filter(|p| p.is_file()).collect()
+        }
+    };
+    if found.is_empty() {
+        let (where_, advice) = match sources {
+            Some(dir) => {
+                (format!("under {}", dir.display()), "point --sources at the folder that holds the source models")
+            }
+            None => (
+                "beside the description or one folder up".to_string(),
+                "pass --sources DIR with the folder that holds the source models",
+            ),
+        };
+        return Err(Finding::new(Kind::SourceNotFound, format!("the source {file} is not {where_}"), advice));
+    }
+    Ok(found)
+}
+
+/// The part of a glTF document the audit reads: clip names and key-time maxima.
+/// Deserializing only this, serde skips everything else unparsed, which is ten times
+/// faster than building the whole document (docs/AUDIT.md, "Speed").
+#[derive(Deserialize)]
+struct ClipsOfDocument {
+    asset: AssetVersion,
+    #[serde(default)]
+    animations: Vec<AnimationTimes>,
+    #[serde(default)]
+    accessors: Vec<AccessorMax>,
+}
+
+#[derive(Deserialize)]
+struct AssetVersion {
+    version: String,
+}
+
+#[derive(Deserialize)]
+struct AnimationTimes {
+    name: Option<String>,
+    #[serde(default)]
+    channels: Vec<ChannelSampler>,
+    #[serde(default)]
+    samplers: Vec<SamplerInput>,
+}
+
+#[derive(Deserialize)]
+struct ChannelSampler {
+    sampler: usize,
+    target: ChannelPath,
+}
+
+#[derive(Deserialize)]
+struct ChannelPath {
+    path: String,
+}
+
+#[derive(Deserialize)]
+struct SamplerInput {
+    input: usize,
+}
+
+#[derive(Deserialize)]
+struct AccessorMax {
+    max: Option<Vec<f64>>,
+}
+
+/// A source's hash and clips, from its JSON alone: each clip's duration is the largest
+/// `max` of its channels' key-time accessors (glTF requires `max` on animation inputs).
+fn read_source(path: &Path) -> Result<SourceClips, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let sha256 = format!("{:x}", Sha256::digest(&bytes));
+    let json = vat_gltf::document_json(path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint))?;
+    let document: ClipsOfDocument =
+        serde_json::from_slice(json).map_err(|e| format!("not a glTF 2.0 document: {e}"))?;
+    if !document.asset.version.starts_with("2.") {
+        return Err(format!("glTF version {}; only 2.x is read", document.asset.version));
+    }
+    let clips = document
+        .animations
+        .iter()
+        .map(|animation| {
+            let mut duration = Some(0.0f64);
+            for channel in &animation.channels {
+                if !matches!(channel.target.path.as_str(), "translation" | "rotation" | "scale" | "weights") {
+                    continue; // not node motion (e.g. KHR_animation_pointer): the bake skips it too
+                }
+                let max = animation
+                    .samplers
+                    .get(channel.sampler)
+                    .and_then(|s| document.accessors.get(s.input))
+                    .and_then(|a| a.max.as_ref())
+                    .and_then(|m| m.first().copied());
+                duration = duration.zip(max).map(|(d, m)| d.max(m));
+            }
+            SourceClip { name: animation.name.clone(), duration }
+        })
+        .collect();
+    Ok(SourceClips { sha256, clips })
+}
+
+/// The texture's header facts, reading only its first bytes.
+fn texture_facts(folder: &Path, file: &str) -> TextureFacts {
+    if let Err(e) = check_file_name(file) {
+        return TextureFacts::Unreadable(e.to_string());
+    }
+    let path = folder.join(file);
+    let mut handle = match std::fs::File::open(&path) {
+        Ok(h) => h,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return TextureFacts::Missing,
+        Err(e) => return TextureFacts::Unreadable(e.to_string()),
+    };
+    let bytes = match handle.metadata() {
+        Ok(m) => m.len(),
+        Err(e) => return TextureFacts::Unreadable(e.to_string()),
+    };
+    let mut prefix = Vec::new();
+    if let Err(e) = (&mut handle).take(TEXTURE_PREFIX).read_to_end(&mut prefix) {
+        return TextureFacts::Unreadable(e.to_string());
+    }
+    if prefix.starts_with(b"\x89PNG\r\n\x1a\n") {
+        if prefix.len() < 33 || &prefix[12..16] != b"IHDR" {
+            return TextureFacts::Unreadable("a PNG without its IHDR header".into());
+        }
+        let be = |at: usize| u32::from_be_bytes([prefix[at], prefix[at + 1], prefix[at + 2], prefix[at + 3]]);
+        return TextureFacts::Png {
+            width: be(16),
+            height: be(20),
+            bit_depth: prefix[24],
+            colour_type: prefix[25],
+            bytes,
+        };
+    }
+    let mut header = vat_ktx2::read_header(&prefix);
+    if matches!(header, Err(vat_ktx2::Ktx2Error::Truncated { .. })) && bytes > prefix.len() as u64 {
+        // Key/value data beyond the prefix: read the whole file once.
+        match std::fs::read(&path) {
+            Ok(all) => header = vat_ktx2::read_header(&all),
+            Err(e) => return TextureFacts::Unreadable(e.to_string()),
+        }
+    }
+    match header {
+        Ok(h) => TextureFacts::Ktx2 {
+            vk_format: h.vk_format,
+            width: h.width,
+            height: h.height,
+            supercompression_scheme: h.supercompression_scheme,
+            bytes,
+        },
+        Err(e) => TextureFacts::Unreadable(e.to_string()),
+    }
+}
+
+/// The description's facts the checks need.
+fn baked(d: &Description) -> Baked {
+    Baked {
+        source_sha256: d.source.sha256.clone(),
+        clips_asked: d.settings.clips.clone(),
+        points: d.points,
+        rows: d.rows,
+        texture: BakedTexture {
+            file: d.texture.file.clone(),
+            container: d.texture.container.clone(),
+            vk_format: d.texture.vk_format,
+            supercompression: d.texture.supercompression.clone(),
+            width: d.texture.width,
+            height: d.texture.height,
+            bands: d.texture.bands,
+            bytes: d.texture.bytes,
+        },
+        clips: d
+            .clips
+            .iter()
+            .map(|c| BakedClip {
+                name: c.name.clone(),
+                source_index: c.source_index,
+                slot: c.slot.clone(),
+                row: c.row,
+                rows: c.rows,
+                duration: c.duration as f64,
+                rate: c.rate as f64,
+            })
+            .collect(),
+    }
+}
+
+/// One line per finding, grouped by unit, then a summary line.
+fn print_text(report: &AuditReport) {
+    for unit in report.results.iter().filter(|u| !u.findings.is_empty()) {
+        match &unit.source {
+            Some(source) => out!("{} (source {})", unit.description.display(), source.display()),
+            None => out!("{}", unit.description.display()),
+        }
+        for f in &unit.findings {
+            out!("  {}: {}; {}", f.kind.label(), f.message, f.advice);
+        }
+    }
+    let took = format!("{:.0} ms", report.elapsed_ms);
+    let units = format!("{} unit{}", report.units, if report.units == 1 { "" } else { "s" });
+    if report.findings == 0 {
+        out!("audit: {units}, no findings ({took})");
+    } else {
+        out!(
+            "audit: {units}, {} with findings, {} finding{} ({took})",
+            report.units_with_findings,
+            report.findings,
+            if report.findings == 1 { "" } else { "s" }
+        );
+    }
+}

@@ -1,0 +1,531 @@
+//! `vatbake roster`: rebake a whole unit roster in parallel, skipping units whose
+//! source, settings and tool version have not changed, and letting a broken unit
+//! fail alone.
+//!
+//! A roster's settings are bake flags: a key `max_frames = 64` is `--max-frames 64`,
+//! so every bake setting works in a roster, with the same defaults and checks.
+
+use crate::messages::out;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Parser;
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use vat_audit::{Finding, Kind};
+
+use crate::audit::{self, AuditReport, AuditSettings, UnitReport};
+use crate::bake::{self, BakeReport, GENERATOR};
+use crate::cli::AuditFormat;
+use crate::cli::BakeArgs;
+use crate::description::Description;
+use crate::messages::{self, Failure};
+use crate::output::check_file_name;
+use crate::settings::BakeSettings;
+use crate::slots::Aliases;
+
+/// Keys of a unit that are not bake settings.
+const UNIT_KEYS: &[&str] = &["name", "source"];
+/// Bake flags a roster decides itself.
+const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v"];
+/// Settings whose values are paths, resolved against the roster's folder.
+const PATH_KEYS: &[&str] = &["aliases"];
+
+/// One unit to bake: its name, its source and its bake flags.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub name: String,
+    pub source: PathBuf,
+    /// Bake flags from the roster's defaults and the unit's own keys.
+    pub flags: Vec<String>,
+}
+
+/// A parsed roster file.
+#[derive(Clone, Debug)]
+pub struct Roster {
+    pub file: PathBuf,
+    pub output: PathBuf,
+    pub units: Vec<Unit>,
+}
+
+fn roster_error(file: &Path, message: impl std::fmt::Display) -> anyhow::Error {
+    Failure::usage(format!("{}: {message}", file.display())).into()
+}
+
+/// A TOML value as the text of a bake flag's argument.
+fn flag_value(value: &toml::Value, key: &str, dir: &Path) -> Option<String> {
+    let text = match value {
+        toml::Value::String(s) if PATH_KEYS.contains(&key) => tidy(&dir.join(s)).to_string_lossy().into_owned(),
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Array(items) => {
+            items.iter().map(|v| flag_value(v, key, dir)).collect::<Option<Vec<_>>>()?.join(",")
+        }
+        _ => return None,
+    };
+    Some(text)
+}
+
+/// Turns settings tables (defaults first, then the unit's) into bake flags.
+fn flags(file: &Path, dir: &Path, tables: &[&toml::Table], unit: &str) -> Result<Vec<String>> {
+    let mut merged = toml::Table::new();
+    for table in tables {
+        for (key, value) in table.iter() {
+            merged.insert(key.clone(), value.clone());
+        }
+    }
+    let mut out = Vec::new();
+    for (key, value) in &merged {
+        if UNIT_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        if RESERVED.contains(&key.as_str()) {
+            return Err(roster_error(
+                file,
+                format!("unit \"{unit}\": \"{key}\" is decided by the roster, not per unit"),
+            ));
+        }
+        let flag = format!("--{}", key.replace('_', "-"));
+        match value {
+            toml::Value::Boolean(true) => out.push(flag),
+            toml::Value::Boolean(false) => {}
+            other => {
+                let text = flag_value(other, key, dir).ok_or_else(|| {
+                    roster_error(
+                        file,
+                        format!("unit \"{unit}\": the value of \"{key}\" is not a string, number or list"),
+                    )
+                })?;
+                out.push(flag);
+                out.push(text);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `a/b/../c` → `a/c`, without touching the file system, so messages name paths plainly.
+fn tidy(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir
+                if matches!(out.components().next_back(), Some(std::path::Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn has_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '['])
+}
+
+/// Reads a roster file. Paths in it are relative to its folder.
+pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::usage(format!("{}: cannot read the roster: {e}", file.display())))?;
+    let root: toml::Table =
+        toml::from_str(&text).map_err(|e| roster_error(file, format!("not a valid roster: {e}")))?;
+    let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    for key in root.keys() {
+        if !["output", "defaults", "unit"].contains(&key.as_str()) {
+            return Err(roster_error(
+                file,
+                format!("unknown key \"{key}\": a roster has output, [defaults] and [[unit]]"),
+            ));
+        }
+    }
+    let output = match (output_override, root.get("output").and_then(toml::Value::as_str)) {
+        (Some(o), _) => o.to_path_buf(),
+        (None, Some(o)) => tidy(&dir.join(o)),
+        (None, None) => {
+            return Err(roster_error(file, "no output folder: set output = \"…\" in the roster or pass -o DIR"))
+        }
+    };
+    let empty = toml::Table::new();
+    let defaults = match root.get("defaults") {
+        None => &empty,
+        Some(toml::Value::Table(t)) => t,
+        Some(_) => return Err(roster_error(file, "[defaults] must be a table")),
+    };
+    let Some(toml::Value::Array(unit_values)) = root.get("unit") else {
+        return Err(roster_error(file, "no units: add [[unit]] entries with a name and a source"));
+    };
+    let mut units = Vec::new();
+    for (index, value) in unit_values.iter().enumerate() {
+        let toml::Value::Table(table) = value else {
+            return Err(roster_error(file, format!("unit {} is not a table", index + 1)));
+        };
+        let Some(source) = table.get("source").and_then(toml::Value::as_str) else {
+            return Err(roster_error(file, format!("unit {} has no source", index + 1)));
+        };
+        let name = table.get("name").and_then(toml::Value::as_str);
+        let sources: Vec<PathBuf> = if has_glob(source) {
+            let pattern = tidy(&dir.join(source)).to_string_lossy().into_owned();
+            let mut matches: Vec<PathBuf> = glob::glob(&pattern)
+                .map_err(|e| roster_error(file, format!("unit {}: bad glob \"{source}\": {e}", index + 1)))?
+                .filter_map(Result::ok)
+                .collect();
+            matches.sort();
+            if matches.is_empty() {
+                return Err(roster_error(file, format!("unit {}: no file matches \"{source}\"", index + 1)));
+            }
+            matches
+        } else {
+            vec![tidy(&dir.join(source))]
+        };
+        for source in sources {
+            let stem = source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = match name {
+                Some(n) => n.replace("{stem}", &stem),
+                None => stem,
+            };
+            check_file_name(&name).map_err(|e| roster_error(file, format!("unit name: {e}")))?;
+            let flags = flags(file, &dir, &[defaults, table], &name)?;
+            units.push(Unit { name, source, flags });
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for unit in &units {
+        if !seen.insert(unit.name.as_str()) {
+            return Err(roster_error(
+                file,
+                format!(
+                    "two units are named \"{}\"; names must be unique (use name = \"prefix_{{stem}}\" with globs)",
+                    unit.name
+                ),
+            ));
+        }
+    }
+    Ok(Roster { file: file.to_path_buf(), output, units })
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "roster-unit", no_binary_name = true)]
+struct UnitArgs {
+    #[command(flatten)]
+    args: BakeArgs,
+}
+
+impl Unit {
+    /// The unit's bake settings, with every check `vatbake bake` applies.
+    pub fn settings(&self, output: &Path) -> Result<BakeSettings> {
+        let mut argv: Vec<String> = vec![
+            self.source.to_string_lossy().into_owned(),
+            "-o".into(),
+            output.join(&self.name).to_string_lossy().into_owned(),
+            "--name".into(),
+            self.name.clone(),
+        ];
+        argv.extend(self.flags.iter().cloned());
+        let parsed = UnitArgs::try_parse_from(&argv).map_err(|e| {
+            let first = e.to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            Failure::usage(format!("unit \"{}\": {first}", self.name))
+        })?;
+        Ok(parsed.args.into_settings()?)
+    }
+}
+
+/// Whether the unit's last bake used these exact bytes, settings and tool version.
+fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> bool {
+    let description_file = settings.out_dir.join(format!("{}.vat.json", settings.name));
+    let Ok(text) = std::fs::read(&description_file) else { return false };
+    let Ok(description) = serde_json::from_slice::<Description>(&text) else { return false };
+    let file_ok = |name: &str, bytes: Option<u64>| {
+        std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
+    };
+    description.generator == GENERATOR
+        && description.source.sha256 == source_sha256
+        && description.settings == settings.recorded()
+        && file_ok(&description.texture.file, Some(description.texture.bytes))
+        && file_ok(&description.mesh.file, None)
+}
+
+/// What happened to one unit.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnitResult {
+    pub name: String,
+    pub source: PathBuf,
+    /// "baked", "skipped" (unchanged) or "failed".
+    pub status: &'static str,
+    pub points: Option<u32>,
+    pub rows: Option<u32>,
+    pub texture_bytes: Option<u64>,
+    pub mesh_bytes: Option<u64>,
+    pub ms: f64,
+    pub error: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The roster's outcome, for the summary and `--json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RosterReport {
+    pub roster: PathBuf,
+    pub output: PathBuf,
+    pub units: Vec<UnitResult>,
+    pub baked: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    /// Texture and mesh bytes of every unit in this run (baked or skipped): the roster's weight.
+    pub total_texture_bytes: u64,
+    pub total_mesh_bytes: u64,
+    /// Folders in the output that hold a bake of a unit no longer in the roster (never deleted).
+    pub stale_outputs: Vec<String>,
+    pub ms: f64,
+}
+
+/// Options of one roster run.
+pub struct RunOptions {
+    pub jobs: Option<usize>,
+    pub force: bool,
+    /// (K, N): bake the K-th of N deterministic shards, 1-based.
+    pub shard: Option<(usize, usize)>,
+    pub progress: bool,
+}
+
+/// The units of a run: sorted by name, then the shard's share.
+fn selected(roster: &Roster, shard: Option<(usize, usize)>) -> Vec<&Unit> {
+    let mut units: Vec<&Unit> = roster.units.iter().collect();
+    units.sort_by(|a, b| a.name.cmp(&b.name));
+    match shard {
+        Some((k, n)) => units.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, u)| u).collect(),
+        None => units,
+    }
+}
+
+/// `--check`: audits every unit's output against its own source and alias table.
+/// A unit that was never baked is a finding.
+pub fn check(roster: &Roster, shard: Option<(usize, usize)>, format: AuditFormat) -> Result<u8> {
+    let started = Instant::now();
+    // Units grouped by alias table: (the table, description files, description → source).
+    type Group = (Aliases, Vec<PathBuf>, HashMap<PathBuf, PathBuf>);
+    let mut groups: BTreeMap<Option<PathBuf>, Group> = BTreeMap::new();
+    let mut results = Vec::new();
+    for unit in selected(roster, shard) {
+        let settings = unit.settings(&roster.output)?;
+        let description = settings.out_dir.join(format!("{}.vat.json", settings.name));
+        if !description.is_file() {
+            let finding = Finding::new(
+                Kind::UnreadableDescription,
+                format!("unit \"{}\" has no bake: {} does not exist", unit.name, description.display()),
+                "bake the roster (vatbake roster ROSTER.toml)",
+            );
+            results.push(UnitReport { description, source: Some(unit.source.clone()), findings: vec![finding] });
+            continue;
+        }
+        let group = groups
+            .entry(settings.aliases.file.clone())
+            .or_insert_with(|| (settings.aliases.clone(), Vec::new(), HashMap::new()));
+        group.1.push(description.clone());
+        group.2.insert(description, unit.source.clone());
+    }
+    let mut aliases = Vec::new();
+    for (_, (table, paths, known_sources)) in groups {
+        aliases.push(table.file.as_ref().map_or("built-in".to_string(), |f| f.display().to_string()));
+        let report = audit::audit(&AuditSettings { paths, sources: None, aliases: table, format, known_sources })?;
+        results.extend(report.results);
+    }
+    results.sort_by(|a, b| a.description.cmp(&b.description));
+    let report = AuditReport {
+        aliases: aliases.join(", "),
+        units: results.len(),
+        units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
+        findings: results.iter().map(|u| u.findings.len()).sum(),
+        elapsed_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        results,
+    };
+    audit::print(&report, format)
+}
+
+/// Parses `K/N` with 1 ≤ K ≤ N.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text.split_once('/').and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+    match parsed {
+        Some((k, n)) if k >= 1 && k <= n => Ok((k, n)),
+        _ => Err(format!("\"{text}\" is not a shard: give K/N with 1 ≤ K ≤ N, e.g. 2/4")),
+    }
+}
+
+fn stale_outputs(roster: &Roster) -> Vec<String> {
+    let names: BTreeSet<&str> = roster.units.iter().map(|u| u.name.as_str()).collect();
+    let Ok(entries) = std::fs::read_dir(&roster.output) else { return Vec::new() };
+    let mut stale: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| !name.starts_with('.') && !names.contains(name.as_str()))
+        .filter(|name| roster.output.join(name).join(format!("{name}.vat.json")).exists())
+        .collect();
+    stale.sort();
+    stale
+}
+
+fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
+    let started = Instant::now();
+    let mut result = UnitResult {
+        name: unit.name.clone(),
+        source: unit.source.clone(),
+        status: "failed",
+        points: None,
+        rows: None,
+        texture_bytes: None,
+        mesh_bytes: None,
+        ms: 0.0,
+        error: None,
+        warnings: Vec::new(),
+    };
+    let outcome = (|| -> Result<Option<BakeReport>> {
+        let settings = unit.settings(output)?;
+        if !force {
+            if let Ok(bytes) = std::fs::read(&settings.input) {
+                if up_to_date(&settings, &format!("{:x}", Sha256::digest(&bytes))) {
+                    return Ok(None);
+                }
+            }
+        }
+        bake::bake(&settings).map(Some)
+    })();
+    match outcome {
+        Ok(Some(report)) => {
+            result.status = "baked";
+            result.points = Some(report.points);
+            result.rows = Some(report.rows);
+            result.texture_bytes = Some(report.texture_bytes);
+            result.mesh_bytes = Some(report.mesh_bytes);
+            result.warnings = report.warnings;
+        }
+        Ok(None) => {
+            result.status = "skipped";
+            let description = output.join(&unit.name).join(format!("{}.vat.json", unit.name));
+            if let Some(d) =
+                std::fs::read(&description).ok().and_then(|t| serde_json::from_slice::<Description>(&t).ok())
+            {
+                result.points = Some(d.points);
+                result.rows = Some(d.rows);
+                result.texture_bytes = Some(d.texture.bytes);
+                result.mesh_bytes = std::fs::metadata(output.join(&unit.name).join(&d.mesh.file)).ok().map(|m| m.len());
+            }
+        }
+        Err(e) => result.error = Some(messages::classify(&e).1),
+    }
+    result.ms = (started.elapsed().as_secs_f64() * 1e4).round() / 10.0;
+    result
+}
+
+/// Bakes every unit (of the shard), in parallel.
+pub fn run(roster: &Roster, options: &RunOptions) -> Result<RosterReport> {
+    let started = Instant::now();
+    let units = selected(roster, options.shard);
+    let progress = Progress::new(units.len(), options.progress);
+    let done = AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start {} worker threads: {e}", options.jobs.unwrap_or(0))))?;
+    let results: Vec<UnitResult> = pool.install(|| {
+        units
+            .par_iter()
+            .map(|unit| {
+                let result = bake_unit(unit, &roster.output, options.force);
+                progress.finished(&result, done.fetch_add(1, Ordering::Relaxed) + 1);
+                result
+            })
+            .collect()
+    });
+    progress.clear();
+    let count = |status| results.iter().filter(|r| r.status == status).count();
+    Ok(RosterReport {
+        roster: roster.file.clone(),
+        output: roster.output.clone(),
+        baked: count("baked"),
+        skipped: count("skipped"),
+        failed: count("failed"),
+        total_texture_bytes: results.iter().filter_map(|r| r.texture_bytes).sum(),
+        total_mesh_bytes: results.iter().filter_map(|r| r.mesh_bytes).sum(),
+        stale_outputs: stale_outputs(roster),
+        units: results,
+        ms: (started.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+    })
+}
+
+/// A progress bar on a terminal, one plain line per unit otherwise.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    total: usize,
+    lines: bool,
+}
+
+impl Progress {
+    fn new(total: usize, enabled: bool) -> Self {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = (enabled && terminal).then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} units  {elapsed}  {msg}")
+                    .expect("the template is valid"),
+            );
+            bar
+        });
+        Progress { bar, total, lines: enabled && !terminal }
+    }
+
+    fn finished(&self, result: &UnitResult, done: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} {}", result.status, result.name));
+            bar.inc(1);
+            if let Some(e) = &result.error {
+                bar.println(format!("failed {}: {e}", result.name));
+            }
+        } else if self.lines {
+            match &result.error {
+                Some(e) => eprintln!("[{done}/{}] failed {}: {e}", self.total, result.name),
+                None => eprintln!("[{done}/{}] {} {} ({:.0} ms)", self.total, result.status, result.name, result.ms),
+            }
+        }
+    }
+
+    fn clear(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// The summary table: per unit, then the roster's totals.
+pub fn print_summary(report: &RosterReport) {
+    out!("{:<28} {:>8} {:>8} {:>6} {:>11} {:>9}", "unit", "status", "points", "rows", "texture", "ms");
+    for unit in &report.units {
+        let num = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
+        out!(
+            "{:<28} {:>8} {:>8} {:>6} {:>11} {:>9.0}",
+            unit.name,
+            unit.status,
+            num(unit.points),
+            num(unit.rows),
+            unit.texture_bytes.map_or("-".into(), messages::bytes),
+            unit.ms
+        );
+    }
+    out!(
+        "{} units: {} baked, {} unchanged, {} failed; textures {}, meshes {}; {:.1} s",
+        report.units.len(),
+        report.baked,
+        report.skipped,
+        report.failed,
+        messages::bytes(report.total_texture_bytes),
+        messages::bytes(report.total_mesh_bytes),
+        report.ms / 1000.0
+    );
+}
