@@ -286,6 +286,10 @@ impl Reader<'_> {
         what: &str,
     ) -> Result<Vec<usize>, LoadError> {
         let n = sparse.count.0 as usize;
+        // More substitutions than elements is invalid, and would cost work the read budget does not count.
+        if n > count {
+            return Err(self.invalid(format!("accessor {index} ({what}): {n} sparse values for {count} elements")));
+        }
         let Checked::Valid(ct) = sparse.indices.component_type else {
             return Err(self.invalid(format!("accessor {index} ({what}): sparse indices have an unknown type")));
         };
