@@ -1,11 +1,12 @@
-//! The bake, as a straight line of stages: load → evaluate → bounds → pack →
-//! encode → write. The only place that knows their order.
+//! The bake, as a straight line of stages: load → decimate → evaluate → bounds →
+//! pack → encode → write. The only place that knows their order.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use glam::Vec3;
+use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use vat_bounds::Bounds;
@@ -38,8 +39,11 @@ pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Timings {
     pub load: f64,
+    pub decimate: f64,
     pub evaluate: f64,
     pub bounds: f64,
+    /// Measuring the decimation's error (evaluating the full model on the measured rows).
+    pub measure: f64,
     pub pack: f64,
     pub encode: f64,
     pub write: f64,
@@ -63,6 +67,11 @@ pub struct BakeReport {
     pub precision: f32,
     /// Rest-pose size over bind-pose size (see the size guard); 1 for a well-formed rig.
     pub size_ratio: f32,
+    /// The decimation and its error, as in the description; null when every point was baked.
+    pub decimation: Option<description::Decimation>,
+    /// What the user may like to know but need not act on (a point budget that
+    /// covers every point, points no triangle used).
+    pub notes: Vec<String>,
     pub timings_ms: Timings,
     pub warnings: Vec<String>,
     #[serde(skip)]
@@ -150,14 +159,15 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     let clips = pick_clips(&model, &settings.clips, file)?;
     let slots =
         slots::assign(&clips, &settings.aliases, settings.clips.is_some(), settings.strict, file, &mut warnings)?;
-    if let PointBudget::Count(n) = settings.points {
-        if (n as usize) < model.points.len() {
-            warnings.push(format!(
-                "--points {n}: decimation is not available in this version; all {} points are baked",
-                model.points.len()
-            ));
-        }
-    }
+
+    // Decimate once, on the bind pose, before anything is evaluated: every row is
+    // evaluated on the budgeted points. The source model stays, for the error.
+    let at = Instant::now();
+    let source = &model;
+    let decimation = decimate(source, settings.points, file)?;
+    let notes: Vec<String> = decimation.iter().flat_map(|d| d.notes.iter().cloned()).collect();
+    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(source, |d| &d.model);
+    timings.decimate = ms(at);
 
     // The texture's size is known before anything is evaluated: refuse one past the cap.
     let total_rows: u64 =
@@ -177,11 +187,11 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // Evaluate: the rest pose, then every row of every clip.
     let at = Instant::now();
-    let rest_pose = vat_skin::sample_pose(&model, None, 0.0);
+    let rest_pose = vat_skin::sample_pose(model, None, 0.0);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
-    vat_skin::evaluate_pose(&model, &rest_pose, &mut rest_positions, &mut rest_normals);
-    let size_ratio = size_ratio(&model, &rest_positions);
+    vat_skin::evaluate_pose(model, &rest_pose, &mut rest_positions, &mut rest_normals);
+    let size_ratio = size_ratio(model, &rest_positions);
     if settings.size_guard {
         size_guard(size_ratio, file)?;
     }
@@ -190,7 +200,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     let mut row = 0u32;
     for (clip, slot) in clips.iter().zip(slots) {
         let (rows, rate, duration) = clip_rows(clip.duration(), settings.fps, settings.max_frames);
-        frames.push(vat_skin::evaluate_clip(&model, Some(clip), &row_times(rows, clip.duration())));
+        frames.push(vat_skin::evaluate_clip(model, Some(clip), &row_times(rows, clip.duration())));
         entries.push(ClipEntry {
             name: clip.display_name(),
             source_index: clip.source_index as u32,
@@ -215,6 +225,26 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         entry.looping = clip_frames.rows > 1 && gap <= LOOP_TOLERANCE * bounds.diagonal();
     }
     timings.bounds = ms(at);
+
+    // The decimation's error, on a sample of the rows.
+    let at = Instant::now();
+    let decimation = decimation.as_ref().filter(|d| d.decimated).map(|d| {
+        let (error, rows_measured) = decimation_error(source, model, &clips, &frames);
+        let diagonal = bounds.diagonal();
+        let fraction = |distance: f32| if diagonal > 0.0 { distance / diagonal } else { 0.0 };
+        description::Decimation {
+            source_points: source.points.len() as u32,
+            points: model.points.len() as u32,
+            source_triangles: source.triangles.len() as u32,
+            cell_size: d.cell_size,
+            max_error: error.max,
+            mean_error: error.mean,
+            max_error_fraction: fraction(error.max),
+            mean_error_fraction: fraction(error.mean),
+            rows_measured: rows_measured as u32,
+        }
+    });
+    timings.measure = ms(at);
 
     // Pack into texels.
     let at = Instant::now();
@@ -260,7 +290,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     let glb = rest_mesh::write_glb(&RestMesh {
         name: &settings.name,
         generator: GENERATOR,
-        model: &model,
+        model,
         positions: &rest_positions,
         normals: &rest_normals,
         layout: &layout,
@@ -308,6 +338,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
             points: model.points.len() as u32,
             triangles: model.triangles.len() as u32,
         },
+        decimation: decimation.clone(),
         clips: entries,
     };
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
@@ -339,10 +370,55 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
         precision: quantization.max_position_error,
         size_ratio,
+        decimation,
+        notes,
         timings_ms: timings,
         warnings,
         description,
     })
+}
+
+/// The decimation the point budget asks for, in the bind pose; `None` for `--points all`.
+fn decimate(model: &Model, budget: PointBudget, file: &Path) -> Result<Option<vat_decimate::Decimation>> {
+    let PointBudget::Count(n) = budget else { return Ok(None) };
+    let bind_pose = vat_skin::bind_pose_positions(model);
+    match vat_decimate::decimate_in(model, &bind_pose, n as usize) {
+        Ok(decimation) => Ok(Some(decimation)),
+        Err(e @ vat_decimate::DecimateError::NoTriangles { .. }) => {
+            Err(Failure::input(format!("{}: {e} (--points all)", file.display())).into())
+        }
+        Err(e) => Err(Failure::usage(format!("{}: --points {n}: {e}", file.display())).into()),
+    }
+}
+
+/// The distance from the full-resolution model to the baked surface, over the
+/// rows `vat_decimate::measured_rows` picks (the full model is evaluated on
+/// those rows only), and how many rows that was. Rows are measured in parallel
+/// and combined in order, so the figures do not depend on the thread count.
+fn decimation_error(
+    source: &Model,
+    baked: &Model,
+    clips: &[&Clip],
+    frames: &[Frames],
+) -> (vat_decimate::SurfaceDistance, usize) {
+    let rows: Vec<usize> = frames.iter().map(|f| f.rows).collect();
+    let picked = vat_decimate::measured_rows(&rows, vat_decimate::MEASURED_ROWS);
+    let jobs: Vec<(usize, usize)> =
+        picked.iter().enumerate().flat_map(|(clip, rows)| rows.iter().map(move |&row| (clip, row))).collect();
+    let distances: Vec<vat_decimate::SurfaceDistance> = jobs
+        .par_iter()
+        .map(|&(clip, row)| {
+            let time = row_times(frames[clip].rows as u32, clips[clip].duration())[row];
+            let pose = vat_skin::sample_pose(source, Some(clips[clip]), time);
+            let mut positions = vec![Vec3::ZERO; source.points.len()];
+            let mut normals = vec![Vec3::ZERO; source.points.len()];
+            vat_skin::evaluate_pose(source, &pose, &mut positions, &mut normals);
+            vat_decimate::pose_error(source, &positions, baked, frames[clip].row_positions(row))
+        })
+        .collect();
+    let error =
+        distances.into_iter().fold(vat_decimate::SurfaceDistance::default(), vat_decimate::SurfaceDistance::combine);
+    (error, jobs.len())
 }
 
 /// Rest-pose size over bind-pose size; 1 when the bind pose is a single point.

@@ -102,7 +102,8 @@ pub struct BakeArgs {
     /// Widest texture to write; more points wrap into bands (WebGL in headless Chromium: 8192; many phones: 4096).
     #[arg(long, default_value_t = DEFAULT_MAX_WIDTH, value_name = "TEXELS")]
     pub max_width: u32,
-    /// Point budget, or "all".
+    /// Point budget: decimate to at most N points, nearby points merged, never across a uv seam or a
+    /// material (the texture has one column per point); "all" bakes every point.
     #[arg(long, default_value = "4000", value_name = "N|all")]
     pub points: PointBudget,
     /// Bake only these clips, by name (unnamed clips are "animation_<index>"), in this order.

@@ -31,6 +31,9 @@ pub struct Description {
     pub positions: Positions,
     pub normals: Normals,
     pub mesh: Mesh,
+    /// How the source was decimated to the baked points, and what it cost; null
+    /// when every source point was baked.
+    pub decimation: Option<Decimation>,
     /// Clips in the order their rows are stacked.
     pub clips: Vec<ClipEntry>,
 }
@@ -143,6 +146,36 @@ pub struct Mesh {
     /// Points that map to texture columns (the GLB adds two unreferenced bounds corners after them).
     pub points: u32,
     pub triangles: u32,
+}
+
+/// The decimation of the source to the baked points (`vat-decimate`), and its
+/// error: the distance from every point of the full-resolution model to the
+/// surface of the baked one, both evaluated at the same times.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Decimation {
+    /// Points of the source model.
+    pub source_points: u32,
+    /// Points baked (the same as `points`).
+    pub points: u32,
+    /// Triangles of the source model.
+    pub source_triangles: u32,
+    /// Edge of the clustering grid's cells in the bind pose, in model units; 0
+    /// when only identical vertices were merged.
+    pub cell_size: f32,
+    /// Largest distance from a full-resolution point to the baked surface over
+    /// the measured rows, in model units.
+    pub max_error: f32,
+    /// Mean of those distances, in model units.
+    pub mean_error: f32,
+    /// `max_error` over the diagonal of the animation bounds.
+    pub max_error_fraction: f32,
+    /// `mean_error` over the diagonal of the animation bounds.
+    pub mean_error_fraction: f32,
+    /// Rows the error was measured on: 8 shared evenly between the clips (at
+    /// least one each), at the middles of equal spans of each clip (see
+    /// `vat_decimate::measured_rows`).
+    pub rows_measured: u32,
 }
 
 /// One clip's rows in the texture.

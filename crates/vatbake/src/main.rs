@@ -123,6 +123,22 @@ fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, v
         messages::bytes(report.mesh_bytes),
     );
     out!("  precision {:.3e} model units; {:.0} ms", report.precision, report.timings_ms.total);
+    if let Some(d) = &report.decimation {
+        out!(
+            "  decimated {} → {} points; distance to the full model: max {:.3e} ({:.2}% of the bounds diagonal), \
+             mean {:.3e} ({:.3}%) over {} rows",
+            d.source_points,
+            d.points,
+            d.max_error,
+            100.0 * d.max_error_fraction,
+            d.mean_error,
+            100.0 * d.mean_error_fraction,
+            d.rows_measured
+        );
+    }
+    for note in &report.notes {
+        out!("  note: {note}");
+    }
     if verbose {
         for clip in &report.description.clips {
             out!(
@@ -138,10 +154,13 @@ fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, v
         }
         let t = &report.timings_ms;
         out!(
-            "  stages (ms): load {:.1}, evaluate {:.1}, bounds {:.1}, pack {:.1}, encode {:.1}, write {:.1}",
+            "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1}, \
+             encode {:.1}, write {:.1}",
             t.load,
+            t.decimate,
             t.evaluate,
             t.bounds,
+            t.measure,
             t.pack,
             t.encode,
             t.write

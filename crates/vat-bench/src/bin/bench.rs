@@ -1,0 +1,669 @@
+//! `bench`: times `vatbake bake` on every fixture that bakes and on the generated
+//! large models, and prints the tables of docs/PERFORMANCE.md as markdown.
+//!
+//! Run through `scripts/bench.sh`, which builds the release binaries and
+//! generates the large models first.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use serde::Serialize;
+use serde_json::{json, Value};
+use vat_bench::runner::{self, Bake, Cores, Timer};
+use vat_bench::stats::{max, median, min};
+
+const STAGES: [&str; 7] = ["load", "evaluate", "bounds", "pack", "encode", "write", "total"];
+/// Target (a): SPEC §7, a 30,000-point, 8-clip bake on one core.
+const TARGET_SPEC_S: f64 = 1.0;
+/// Target (b): the Blender reference workload at the fastest level, 20× faster than
+/// Blender 3.4's ~5.5 s for import and sampling (measured by the seed project).
+const TARGET_REFERENCE_S: f64 = 0.25;
+const BLENDER_REFERENCE_S: f64 = 5.5;
+
+#[derive(Parser, Debug)]
+#[command(about = "Time vatbake on the fixtures and the generated models; print markdown tables.")]
+struct Args {
+    #[arg(long, default_value = "target/release/vatbake")]
+    vatbake: PathBuf,
+    /// Folder searched (recursively) for .glb and .gltf fixtures; `generated/` is skipped.
+    #[arg(long, default_value = "fixtures")]
+    fixtures: PathBuf,
+    /// The generated reference-workload model (gen-big-model --preset reference).
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// The generated SPEC §7 model (gen-big-model --preset spec).
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// Scratch and output folder.
+    #[arg(long, default_value = "target/bench")]
+    work: PathBuf,
+    /// Timed runs per measurement (after one warm-up run).
+    #[arg(long, default_value_t = 7)]
+    runs: usize,
+    /// "auto" (hyperfine when installed), "hyperfine" or "internal".
+    #[arg(long, default_value = "auto")]
+    timer: String,
+    /// Zstandard levels of the sweep on the SPEC model.
+    #[arg(long, value_delimiter = ',', default_value = "1,3,6,9,12,15,19")]
+    levels: Vec<i32>,
+    #[arg(long)]
+    skip_sweep: bool,
+    #[arg(long)]
+    skip_compression: bool,
+    /// Only these fixtures (labels relative to --fixtures, e.g. Fox/Fox.glb).
+    #[arg(long, value_delimiter = ',')]
+    only: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    Fixture,
+    Reference,
+    Spec,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    label: String,
+    model: PathBuf,
+    role: Role,
+}
+
+/// Repeated runs of one configuration.
+#[derive(Clone, Debug, Serialize)]
+struct Measured {
+    label: String,
+    cores: String,
+    command: String,
+    wall_s: Vec<f64>,
+    /// `--json` summaries of the detail runs.
+    summaries: Vec<Value>,
+    max_rss_kib: Vec<u64>,
+    /// Spawn-to-exit seconds of the detail runs (under `/usr/bin/time`).
+    detail_wall_s: Vec<f64>,
+    /// User + system CPU seconds of the detail runs.
+    cpu_s: Vec<f64>,
+    /// 1-minute load average when the measurement started (other work on the machine).
+    load_1m: f64,
+}
+
+impl Measured {
+    fn wall_median_ms(&self) -> f64 {
+        median(&self.wall_s) * 1e3
+    }
+    fn wall_min_ms(&self) -> f64 {
+        min(&self.wall_s) * 1e3
+    }
+    fn stage_median(&self, stage: &str) -> f64 {
+        let values: Vec<f64> = self
+            .summaries
+            .iter()
+            .map(|s| s.pointer(&format!("/timings_ms/{stage}")).and_then(Value::as_f64).unwrap_or(f64::NAN))
+            .collect();
+        median(&values)
+    }
+    /// Median over the detail runs of (process wall − the bake's own total): process
+    /// start-up, exit (unmapping memory) and `/usr/bin/time`.
+    fn outside_median_ms(&self) -> f64 {
+        let values: Vec<f64> = self
+            .summaries
+            .iter()
+            .zip(&self.detail_wall_s)
+            .map(|(s, wall)| wall * 1e3 - s.pointer("/timings_ms/total").and_then(Value::as_f64).unwrap_or(f64::NAN))
+            .collect();
+        median(&values)
+    }
+    fn cpu_median_ms(&self) -> f64 {
+        median(&self.cpu_s) * 1e3
+    }
+    fn cpu_min_ms(&self) -> f64 {
+        min(&self.cpu_s) * 1e3
+    }
+    fn rss_median_mib(&self) -> f64 {
+        let values: Vec<f64> = self.max_rss_kib.iter().map(|&k| k as f64 / 1024.0).collect();
+        median(&values)
+    }
+    fn summary_number(&self, key: &str) -> f64 {
+        self.summaries.last().and_then(|s| s.get(key)).and_then(Value::as_f64).unwrap_or(f64::NAN)
+    }
+}
+
+struct Bench {
+    args: Args,
+    timer: Timer,
+    log: Vec<Measured>,
+}
+
+impl Bench {
+    fn bake(&self, case: &Case, config: &str, flags: &[&str]) -> Bake {
+        Bake {
+            vatbake: self.args.vatbake.clone(),
+            model: case.model.clone(),
+            out_dir: self.args.work.join("out").join(slug(&case.label)).join(config),
+            flags: flags.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// Wall times and detail runs of one configuration.
+    fn measure(&mut self, case: &Case, cores: Cores, config: &str, flags: &[&str]) -> Result<Measured> {
+        let bake = self.bake(case, config, flags);
+        eprintln!("  {} [{}] {}", case.label, cores.label(), flags.join(" "));
+        let load_1m = load_average();
+        let scratch = self.args.work.join("scratch");
+        let wall_s = runner::wall_times(&bake, cores, self.args.runs, self.timer, &scratch)?;
+        let details = runner::detail_runs(&bake, cores, self.args.runs)?;
+        let measured = Measured {
+            label: case.label.clone(),
+            cores: cores.label().to_string(),
+            command: bake.shell_line(cores),
+            wall_s,
+            summaries: details.iter().map(|d| d.summary.clone()).collect(),
+            max_rss_kib: details.iter().filter_map(|d| d.max_rss_kib).collect(),
+            detail_wall_s: details.iter().map(|d| d.wall_s).collect(),
+            cpu_s: details.iter().filter_map(|d| d.cpu_s).collect(),
+            load_1m,
+        };
+        self.log.push(measured.clone());
+        Ok(measured)
+    }
+}
+
+/// The 1-minute load average, NaN where /proc/loadavg is missing.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(f64::NAN)
+}
+
+fn slug(label: &str) -> String {
+    label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
+}
+
+/// Every .glb/.gltf under `dir`, sorted, skipping `generated/`.
+fn find_models(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "generated") {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "glb" || e == "gltf") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if args.runs < 1 {
+        bail!("--runs must be at least 1");
+    }
+    if !args.vatbake.is_file() {
+        bail!("{}: no vatbake binary; run `cargo build --release -p vatbake` first", args.vatbake.display());
+    }
+    let timer = match args.timer.as_str() {
+        "auto" if runner::on_path("hyperfine") => Timer::Hyperfine,
+        "auto" | "internal" => Timer::Internal,
+        "hyperfine" if runner::on_path("hyperfine") => Timer::Hyperfine,
+        "hyperfine" => bail!("--timer hyperfine: hyperfine is not on the PATH"),
+        other => bail!("--timer {other}: use auto, hyperfine or internal"),
+    };
+    std::fs::create_dir_all(&args.work)?;
+    let started = Instant::now();
+    let mut bench = Bench { args, timer, log: Vec::new() };
+    let mut md = String::new();
+
+    // Which fixtures bake at all.
+    let mut cases = Vec::new();
+    let mut refused = Vec::new();
+    eprintln!("probing fixtures");
+    for model in find_models(&bench.args.fixtures)? {
+        let label = model.strip_prefix(&bench.args.fixtures).unwrap_or(&model).display().to_string();
+        if bench.args.only.as_ref().is_some_and(|only| !only.contains(&label)) {
+            continue;
+        }
+        let case = Case { label, model, role: Role::Fixture };
+        match runner::detail_run(&bench.bake(&case, "probe", &["--points", "all"]), Cores::All) {
+            Ok(_) => cases.push(case),
+            Err(e) => refused.push((case.label, first_line(&format!("{e:#}")))),
+        }
+    }
+    for (path, role, label) in [
+        (&bench.args.reference, Role::Reference, "generated: reference"),
+        (&bench.args.spec, Role::Spec, "generated: spec"),
+    ] {
+        if let Some(path) = path {
+            cases.push(Case { label: format!("{label} ({})", file_name(path)), model: path.clone(), role });
+        }
+    }
+
+    md += &machine_section(&bench)?;
+
+    // Whole-bake wall time, stages and memory, 1 core and all cores.
+    eprintln!("timing bakes ({} runs each, {})", bench.args.runs, bench.timer.label());
+    let mut rows: Vec<(Case, Measured, Measured)> = Vec::new();
+    for case in &cases {
+        let one = bench.measure(case, Cores::One, "default-1", &["--points", "all"])?;
+        let all = bench.measure(case, Cores::All, "default-all", &["--points", "all"])?;
+        rows.push((case.clone(), one, all));
+    }
+    md += &bake_table(&rows, &bench);
+    md += &stage_tables(&rows);
+    if !refused.is_empty() {
+        md += "\nFixtures that do not bake (not timed):\n\n";
+        for (label, reason) in &refused {
+            md += &format!("- `{label}`: {reason}\n");
+        }
+    }
+
+    // Compression: the same texels, four ways.
+    if !bench.args.skip_compression {
+        eprintln!("comparing compressors");
+        md += &compression_table(&mut bench, &rows)?;
+    }
+
+    // Zstd level sweep on the SPEC model, one core.
+    let mut sweep: Vec<(i32, Measured)> = Vec::new();
+    let spec_case = cases.iter().find(|c| c.role == Role::Spec).cloned();
+    if let (false, Some(case)) = (bench.args.skip_sweep, &spec_case) {
+        eprintln!("zstd level sweep");
+        let levels = bench.args.levels.clone();
+        for level in levels {
+            let level_s = level.to_string();
+            let m = bench.measure(
+                case,
+                Cores::One,
+                &format!("level-{level}"),
+                &["--points", "all", "--zstd-level", &level_s],
+            )?;
+            sweep.push((level, m));
+        }
+        md += &sweep_table(case, &sweep);
+    }
+
+    // The two targets.
+    md += &targets_section(&mut bench, &cases, &rows, &sweep)?;
+
+    let loads: Vec<f64> = bench.log.iter().map(|m| m.load_1m).collect();
+    md += &format!(
+        "\n_1-minute load average at the start of each measurement: min {:.2}, median {:.2}, max {:.2} \
+         (nproc {}; anything above ~0.1 is other work competing for the cores)._\n",
+        min(&loads),
+        median(&loads),
+        max(&loads),
+        command_output("nproc", &[])
+    );
+    md += &format!(
+        "\n_Bench run took {:.0} s; every run's numbers are in `{}`._\n",
+        started.elapsed().as_secs_f64(),
+        bench.args.work.join("results.json").display()
+    );
+    std::fs::write(bench.args.work.join("results.md"), &md)?;
+    let log = json!({ "timer": bench.timer.label(), "runs": bench.args.runs, "measurements": bench.log });
+    std::fs::write(bench.args.work.join("results.json"), serde_json::to_vec_pretty(&log)?)?;
+    print!("{md}");
+    Ok(())
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+fn machine_section(bench: &Bench) -> Result<String> {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let mem_kib: Option<u64> = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| m.lines().find_map(|l| l.strip_prefix("MemTotal:").map(|v| v.trim().to_string())))
+        .and_then(|v| v.trim_end_matches("kB").trim().parse().ok());
+    let mut s = String::from("## Machine and method\n\n");
+    s += &format!("- date: {}\n", command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]));
+    s += &format!("- CPU: {cpu}; `nproc` = {}\n", command_output("nproc", &[]));
+    if let Some(kib) = mem_kib {
+        s += &format!("- memory: {:.1} GiB\n", kib as f64 / 1024.0 / 1024.0);
+    }
+    s += &format!("- kernel: {}\n", command_output("uname", &["-r"]));
+    s += &format!("- rustc: {}\n", command_output("rustc", &["-V"]));
+    s += &format!("- vatbake: {}\n", command_output(&bench.args.vatbake.display().to_string(), &["--version"]));
+    s += &format!(
+        "- wall time: {}, 1 warm-up + {} runs per cell; medians quoted, min in brackets. Stage times: the \
+         `timings_ms` of `--json`, {} further runs under `/usr/bin/time -v` (which also gives peak RSS).\n",
+        bench.timer.label(),
+        bench.args.runs,
+        bench.args.runs
+    );
+    s += "- 1 core = `taskset -c 0` + `RAYON_NUM_THREADS=1`; all cores = no pinning, rayon's default threads.\n";
+    s += "- every bake: `vatbake bake MODEL -o OUT --json -q --points all` (all points: decimation is measured \
+          separately below), default `--zstd-level` unless stated.\n";
+    Ok(s)
+}
+
+fn ms(v: f64) -> String {
+    if v.is_nan() {
+        "–".into()
+    } else if v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn bytes(v: f64) -> String {
+    if v.is_nan() {
+        return "–".into();
+    }
+    let digits = format!("{}", v.round() as u64);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if a.is_nan() || b.is_nan() || b == 0.0 {
+        "–".into()
+    } else {
+        format!("{:.2}×", a / b)
+    }
+}
+
+fn bake_table(rows: &[(Case, Measured, Measured)], bench: &Bench) -> String {
+    let mut s = format!(
+        "\n## Whole bake, process start to exit ({} runs, median [min], ms)\n\n\
+         `CPU 1 core` = user + system time of the pinned runs (what the 1-core wall time would be on an \
+         idle machine).\n\n\
+         | model | points | rows | clips | 1 core | CPU 1 core | all cores | speed-up | peak RSS 1 core / all (MiB) | raw texels | texture (KTX2) | rest mesh |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        bench.args.runs
+    );
+    for (case, one, all) in rows {
+        s += &format!(
+            "| {} | {} | {} | {} | {} [{}] | {} [{}] | {} [{}] | {} | {:.0} / {:.0} | {} | {} | {} |\n",
+            case.label,
+            bytes(one.summary_number("points")),
+            bytes(one.summary_number("rows")),
+            one.summary_number("clips"),
+            ms(one.wall_median_ms()),
+            ms(one.wall_min_ms()),
+            ms(one.cpu_median_ms()),
+            ms(one.cpu_min_ms()),
+            ms(all.wall_median_ms()),
+            ms(all.wall_min_ms()),
+            ratio(one.wall_median_ms(), all.wall_median_ms()),
+            one.rss_median_mib(),
+            all.rss_median_mib(),
+            bytes(one.summary_number("raw_texel_bytes")),
+            bytes(one.summary_number("texture_bytes")),
+            bytes(one.summary_number("mesh_bytes")),
+        );
+    }
+    s
+}
+
+fn stage_tables(rows: &[(Case, Measured, Measured)]) -> String {
+    let mut s = String::new();
+    for (title, pick) in [("1 core", 0), ("all cores", 1)] {
+        s += &format!(
+            "\n### Stages, {title} (median ms of `timings_ms`; `outside` = median of process wall − the bake's own total, per detail run)\n\n\
+             | model | load | evaluate | bounds | pack | encode | write | total | outside |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        );
+        for (case, one, all) in rows {
+            let m = if pick == 0 { one } else { all };
+            let cells: Vec<String> = STAGES.iter().map(|st| ms(m.stage_median(st))).collect();
+            s += &format!("| {} | {} | {} |\n", case.label, cells.join(" | "), ms(m.outside_median_ms()));
+        }
+    }
+    s
+}
+
+/// The texture a detail run wrote, from its summary's file list.
+fn texture_path(summary: &Value) -> Option<PathBuf> {
+    summary.get("files")?.as_array()?.iter().filter_map(Value::as_str).find(|f| f.ends_with(".ktx2")).map(PathBuf::from)
+}
+
+fn zstd_level_of(summary: &Value) -> Option<i64> {
+    let description = summary.get("description_file")?.as_str()?;
+    let json: Value = serde_json::from_slice(&std::fs::read(description).ok()?).ok()?;
+    json.pointer("/settings/zstd_level")?.as_i64()
+}
+
+fn compression_table(bench: &mut Bench, rows: &[(Case, Measured, Measured)]) -> Result<String> {
+    let zstd_cli = runner::on_path("zstd");
+    let default_level = rows.first().and_then(|r| r.1.summaries.last()).and_then(zstd_level_of);
+    let level_label = default_level.map_or("default".to_string(), |l| l.to_string());
+    let mut s = format!(
+        "\n## Texture size: the same texels four ways (bytes; sizes are deterministic, one run each)\n\n\
+         Raw = width × height × 8 bytes (RGBA16). KTX2 = vatbake's file (container included) at the default \
+         level ({level_label}) and at 19. `zstd -19 --long` = the zstd CLI on the raw texels (decoded back from \
+         the KTX2). PNG16 = `vat_ktx2::encode_png16` (16-bit RGBA, zlib level 9, adaptive filters) on the same \
+         texels. Δ rows + zstd = a what-if, not a format: every texel minus the one above it (the same point \
+         one frame earlier, wrapping u16), then `zstd -19 --long`; PNG's Up filter does the same.\n\n\
+         | model | raw | KTX2 @{level_label} | KTX2 @19 | zstd -19 --long | PNG16 | Δ rows + zstd -19 --long | \
+         raw / KTX2 @{level_label} | PNG16 / KTX2 @{level_label} | KTX2 @19 / zstd CLI |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    let scratch = bench.args.work.join("scratch");
+    std::fs::create_dir_all(&scratch)?;
+    for (case, one, _) in rows {
+        let summary = one.summaries.last().context("no detail run")?;
+        let ktx2_path = texture_path(summary).context("the bake listed no .ktx2 file")?;
+        let ktx2 = std::fs::read(&ktx2_path)?;
+        let image = vat_ktx2::decode_ktx2(&ktx2).with_context(|| format!("{}", ktx2_path.display()))?;
+        let raw: Vec<u8> = image.texels.iter().flat_map(|t| t.to_le_bytes()).collect();
+        let png = vat_ktx2::encode_png16(&image)?;
+        let raw_path = scratch.join("texels.raw");
+        std::fs::write(&raw_path, &raw)?;
+        let zstd_bytes = zstd_size(zstd_cli, &raw_path)?;
+        let delta_path = scratch.join("texels-delta.raw");
+        std::fs::write(&delta_path, row_deltas(&image))?;
+        let delta_bytes = zstd_size(zstd_cli, &delta_path)?;
+        let _ = std::fs::remove_file(&delta_path);
+        let at19 =
+            runner::detail_run(&bench.bake(case, "level-19", &["--points", "all", "--zstd-level", "19"]), Cores::All)?;
+        let ktx19 = at19.number("texture_bytes");
+        let (raw_len, ktx_len, png_len) = (raw.len() as f64, ktx2.len() as f64, png.len() as f64);
+        s += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            case.label,
+            bytes(raw_len),
+            bytes(ktx_len),
+            bytes(ktx19),
+            bytes(zstd_bytes),
+            bytes(png_len),
+            bytes(delta_bytes),
+            ratio(raw_len, ktx_len),
+            ratio(png_len, ktx_len),
+            ratio(ktx19, zstd_bytes),
+        );
+        let _ = std::fs::remove_file(&raw_path);
+    }
+    if !zstd_cli {
+        s += "\n(`zstd` is not installed: `apt-get install -y zstd` for that column.)\n";
+    }
+    Ok(s)
+}
+
+/// Bytes of `zstd -19 --long` on a file; NaN without the zstd CLI.
+fn zstd_size(available: bool, path: &Path) -> Result<f64> {
+    if !available {
+        return Ok(f64::NAN);
+    }
+    let out = Command::new("zstd")
+        .args(["-19", "--long", "-q", "-c"])
+        .arg(path)
+        .stderr(Stdio::null())
+        .output()
+        .context("cannot run zstd")?;
+    Ok(if out.status.success() { out.stdout.len() as f64 } else { f64::NAN })
+}
+
+/// Each texel value minus the one directly above it (wrapping), row 0 as is, as
+/// little-endian u16s.
+fn row_deltas(image: &vat_ktx2::Rgba16Image) -> Vec<u8> {
+    let stride = image.width as usize * 4;
+    let t = &image.texels;
+    (0..t.len()).flat_map(|i| if i < stride { t[i] } else { t[i].wrapping_sub(t[i - stride]) }.to_le_bytes()).collect()
+}
+
+fn sweep_table(case: &Case, sweep: &[(i32, Measured)]) -> String {
+    let mut s = format!(
+        "\n## Zstd level sweep: {}, 1 core, `--points all` (median [min])\n\n\
+         | level | texture bytes | raw / texture | encode ms | whole bake ms | CPU ms | peak RSS MiB |\n\
+         |---:|---:|---:|---:|---:|---:|---:|\n",
+        case.label
+    );
+    for (level, m) in sweep {
+        s += &format!(
+            "| {level} | {} | {} | {} | {} [{}] | {} [{}] | {:.0} |\n",
+            bytes(m.summary_number("texture_bytes")),
+            ratio(m.summary_number("raw_texel_bytes"), m.summary_number("texture_bytes")),
+            ms(m.stage_median("encode")),
+            ms(m.wall_median_ms()),
+            ms(m.wall_min_ms()),
+            ms(m.cpu_median_ms()),
+            ms(m.cpu_min_ms()),
+            m.rss_median_mib(),
+        );
+    }
+    s
+}
+
+fn verdict(pass: bool) -> &'static str {
+    if pass {
+        "**PASS**"
+    } else {
+        "**FAIL**"
+    }
+}
+
+fn targets_section(
+    bench: &mut Bench,
+    cases: &[Case],
+    rows: &[(Case, Measured, Measured)],
+    sweep: &[(i32, Measured)],
+) -> Result<String> {
+    let mut s = String::from("\n## Targets\n\n");
+    if let Some((case, one, all)) = rows.iter().find(|r| r.0.role == Role::Spec) {
+        let (median_ms, min_ms) = (one.wall_median_ms(), one.wall_min_ms());
+        s += &format!(
+            "- (a) SPEC §7, {}: {} points, {} clips, {} rows, all baked, default level, 1 core: median {} ms \
+             [min {}] against {} ms → {} (CPU time {} ms → {}; all cores: {} ms).\n",
+            case.label,
+            bytes(one.summary_number("points")),
+            one.summary_number("clips"),
+            one.summary_number("rows"),
+            ms(median_ms),
+            ms(min_ms),
+            TARGET_SPEC_S * 1e3,
+            verdict(median_ms < TARGET_SPEC_S * 1e3),
+            ms(one.cpu_median_ms()),
+            verdict(one.cpu_median_ms() < TARGET_SPEC_S * 1e3),
+            ms(all.wall_median_ms()),
+        );
+        // SPEC §7 bakes it decimated to 4,000 points.
+        let decimated = bench.measure(case, Cores::One, "points-4000", &["--points", "4000"])?;
+        let points = decimated.summary_number("points");
+        let note = if points > 4000.0 {
+            format!("decimation is not active in this vatbake: {} points were baked", bytes(points))
+        } else {
+            format!("{} points baked", bytes(points))
+        };
+        s += &format!(
+            "- (a′) the same with `--points 4000` (SPEC §7's wording), 1 core: median {} ms [min {}] → {} \
+             (CPU time {} ms; {note}).\n",
+            ms(decimated.wall_median_ms()),
+            ms(decimated.wall_min_ms()),
+            verdict(decimated.wall_median_ms() < TARGET_SPEC_S * 1e3),
+            ms(decimated.cpu_median_ms()),
+        );
+        if let Some((level, fastest)) =
+            sweep.iter().min_by(|a, b| a.1.wall_median_ms().total_cmp(&b.1.wall_median_ms()))
+        {
+            s += &format!(
+                "  Fastest level in the sweep: {level}, median {} ms → {} (CPU time {} ms).\n",
+                ms(fastest.wall_median_ms()),
+                verdict(fastest.wall_median_ms() < TARGET_SPEC_S * 1e3),
+                ms(fastest.cpu_median_ms()),
+            );
+        }
+    }
+    if let Some(case) = cases.iter().find(|c| c.role == Role::Reference) {
+        let one = bench.measure(case, Cores::One, "level-1-1", &["--points", "all", "--zstd-level", "1"])?;
+        let all = bench.measure(case, Cores::All, "level-1-all", &["--points", "all", "--zstd-level", "1"])?;
+        for (m, cores) in [(&one, "1 core"), (&all, "all cores")] {
+            let median_ms = m.wall_median_ms();
+            let cpu = if m.cpu_s.is_empty() || cores != "1 core" {
+                String::new()
+            } else {
+                format!(
+                    "; CPU time {} ms → {}",
+                    ms(m.cpu_median_ms()),
+                    verdict(m.cpu_median_ms() < TARGET_REFERENCE_S * 1e3)
+                )
+            };
+            s += &format!(
+                "- (b) reference workload, {}: {} points, {} clips, {} rows, `--zstd-level 1`, {cores}: median {} ms \
+                 [min {}] against {} ms → {} ({:.1}× faster than Blender's ~{} s; the target is 20×{cpu}).\n",
+                case.label,
+                bytes(m.summary_number("points")),
+                m.summary_number("clips"),
+                m.summary_number("rows"),
+                ms(median_ms),
+                ms(m.wall_min_ms()),
+                TARGET_REFERENCE_S * 1e3,
+                verdict(median_ms < TARGET_REFERENCE_S * 1e3),
+                BLENDER_REFERENCE_S * 1e3 / median_ms,
+                BLENDER_REFERENCE_S,
+            );
+        }
+        let stages: BTreeMap<&str, String> = STAGES.iter().map(|st| (*st, ms(one.stage_median(st)))).collect();
+        s += &format!(
+            "  Its stages on 1 core (median ms): {}.\n",
+            STAGES.iter().map(|st| format!("{st} {}", stages[st])).collect::<Vec<_>>().join(", ")
+        );
+        let peak = max(&one.max_rss_kib.iter().map(|&k| k as f64).collect::<Vec<_>>()) / 1024.0;
+        s += &format!(
+            "  Peak RSS {:.0} MiB for {} bytes of raw texels ({:.1}×).\n",
+            peak,
+            bytes(one.summary_number("raw_texel_bytes")),
+            peak * 1024.0 * 1024.0 / one.summary_number("raw_texel_bytes")
+        );
+    }
+    Ok(s)
+}
