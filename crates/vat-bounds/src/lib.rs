@@ -75,7 +75,8 @@ pub fn encode_position(p: Vec3, bounds: &Bounds) -> [u16; 3] {
             return 32768;
         }
         let unit = ((v - c) / h * 0.5 + 0.5).clamp(0.0, 1.0);
-        (unit * 65535.0).round() as u16
+        // Adding ½ and truncating rounds (the value is ≥ 0) without a libm call.
+        (unit * 65535.0 + 0.5) as u16
     };
     [
         axis(p.x, bounds.center.x, bounds.half_extent.x),
@@ -126,19 +127,22 @@ pub fn encode_normal(n: Vec3) -> u16 {
 
 /// The code and the cosine of the angle between the normal and its decoded value.
 fn encode_normal_with_cos(n: Vec3) -> (u16, f32) {
-    let n = n.normalize_or(Vec3::Z);
-    let p = (oct_project(n) * 0.5 + Vec2::splat(0.5)) * 255.0;
-    let (x0, y0) = (p.x.floor().clamp(0.0, 255.0) as u16, p.y.floor().clamp(0.0, 255.0) as u16);
-    let mut best = (f32::NEG_INFINITY, 0u16);
-    for (x, y) in [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)] {
-        let (x, y) = (x.min(255), y.min(255));
-        let code = (x << 8) | y;
-        let cos = decode_normal(code).dot(n);
-        if cos > best.0 {
-            best = (cos, code);
-        }
+    let l1 = n.x.abs() + n.y.abs() + n.z.abs();
+    if !(l1 > 0.0 && l1.is_finite()) {
+        return encode_normal_with_cos(Vec3::Z);
     }
-    (best.1, best.0)
+    // The octahedral projection divides by the L1 norm, so n need not be normalized.
+    let p = (oct_project(n) * 0.5 + Vec2::splat(0.5)) * 255.0;
+    // Nearest code: adding ½ and truncating rounds (p ≥ 0) without a libm call.
+    let (x, y) = (((p.x + 0.5) as u16).min(255), ((p.y + 0.5) as u16).min(255));
+    // The decode without its final normalize: the cosine divides by both lengths instead.
+    let (ox, oy) = (byte_to_unit(x), byte_to_unit(y));
+    let mut v = Vec3::new(ox, oy, 1.0 - ox.abs() - oy.abs());
+    if v.z < 0.0 {
+        v.x = (1.0 - oy.abs()) * if ox >= 0.0 { 1.0 } else { -1.0 };
+        v.y = (1.0 - ox.abs()) * if oy >= 0.0 { 1.0 } else { -1.0 };
+    }
+    ((x << 8) | y, v.dot(n) / (v.length_squared() * n.length_squared()).sqrt())
 }
 
 /// The decode a shader applies to the alpha channel.

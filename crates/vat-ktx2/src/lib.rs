@@ -42,11 +42,11 @@ mod png16;
 pub use error::Ktx2Error;
 pub use layout::{MAX_IMAGE_BYTES, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_UNORM};
 
-/// Zstandard level used by [`Ktx2Options::default`]. In the measurements of
-/// `examples/levels.rs` (real bakes and a synthetic texture) it gives files 7–11%
-/// smaller than level 9 for 6–30 times the encode time (up to seconds), with the
-/// same decode time; level 22 gains about 0.1% more for up to 3 times longer.
-pub const DEFAULT_ZSTD_LEVEL: i32 = 19;
+/// Zstandard level used by [`Ktx2Options::default`] and by `vatbake bake`: zstd's own
+/// default. Measured on real bakes (docs/PERFORMANCE.md), level 9 is 3–7% smaller for
+/// 2.5–4× the encode time and level 19 10% smaller for 25–50×; a build step that
+/// bakes hundreds of units wants the fast end, and `--zstd-level` is there for the rest.
+pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
 
 /// A grid of RGBA texels, 16 bits per channel.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 use crate::slots::Aliases;
 
 /// Default Zstandard level: chosen by measurement (docs/PERFORMANCE.md).
-pub const DEFAULT_ZSTD_LEVEL: i32 = 9;
+pub const DEFAULT_ZSTD_LEVEL: i32 = vat_ktx2::DEFAULT_ZSTD_LEVEL;
 pub const DEFAULT_MAX_WIDTH: u32 = 16_384;
 
 #[derive(Parser, Debug)]
@@ -112,7 +112,7 @@ pub struct BakeArgs {
     /// Stem of the output file names (default: the input's file stem).
     #[arg(long, value_name = "STEM")]
     pub name: Option<String>,
-    /// Zstandard level for the texture (1–22; higher is smaller and slower).
+    /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes).
     #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL")]
     pub zstd_level: i32,
     /// Texture file format; png is a 16-bit fallback for tools that cannot read KTX2.
@@ -145,8 +145,11 @@ impl BakeArgs {
         if self.max_width == 0 {
             return Err(Failure::usage("--max-width 0: give the widest texture your target GPU accepts, e.g. 4096"));
         }
-        if !(1..=22).contains(&self.zstd_level) {
-            return Err(Failure::usage(format!("--zstd-level {}: Zstandard levels run from 1 to 22", self.zstd_level)));
+        if !(-7..=22).contains(&self.zstd_level) {
+            return Err(Failure::usage(format!(
+                "--zstd-level {}: Zstandard levels run from 1 to 22, and -1 to -7 for its fastest modes",
+                self.zstd_level
+            )));
         }
         let name = match self.name {
             Some(n) => n,

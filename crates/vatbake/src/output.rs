@@ -37,9 +37,9 @@ impl Staged {
         let target = self.dir.join(name);
         let temp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let result = (|| -> std::io::Result<()> {
-            let mut file = fs::File::create(&temp)?;
-            file.write_all(bytes)?;
-            file.sync_data()
+            // No fsync: the rename is what keeps readers from a half-written file, and a
+            // build step that bakes hundreds of units should not wait on the disk.
+            fs::File::create(&temp)?.write_all(bytes)
         })();
         if let Err(e) = result {
             let _ = fs::remove_file(&temp);
