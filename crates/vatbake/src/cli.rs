@@ -113,7 +113,7 @@ pub struct BakeArgs {
     #[arg(long, value_name = "STEM")]
     pub name: Option<String>,
     /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes).
-    #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL")]
+    #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL", allow_negative_numbers = true)]
     pub zstd_level: i32,
     /// Texture file format; png is a 16-bit fallback for tools that cannot read KTX2.
     #[arg(long, value_enum, default_value = "ktx2", value_name = "FORMAT")]
