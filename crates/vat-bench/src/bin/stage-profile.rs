@@ -186,6 +186,34 @@ fn main() -> Result<()> {
         }),
     );
 
+    // What-ifs: cheaper ways to the same texels, to size the possible gain. Not
+    // vatbake code; each is checked against the real encoder on every point-row.
+    let lut: Vec<Vec3> = (0..=u16::MAX).map(vat_bounds::decode_normal).collect();
+    let normals = || frames.iter().flat_map(|f| f.normals.iter().copied());
+    let mismatched = normals().filter(|&n| what_if::encode_normal_lut(n, &lut) != vat_bounds::encode_normal(n)).count();
+    table.row(
+        "what-if",
+        &format!(
+            "encode_normal's search with a 65,536-entry decode table and no libm floor ({mismatched} of {} codes differ)",
+            points * rows
+        ),
+        time(runs, || normals().fold(0u32, |a, n| a.wrapping_add(u32::from(what_if::encode_normal_lut(n, &lut))))),
+    );
+    let positions = || frames.iter().flat_map(|f| f.positions.iter().copied());
+    let mismatched = positions()
+        .filter(|&p| what_if::encode_position(p, &bounds) != vat_bounds::encode_position(p, &bounds))
+        .count();
+    table.row(
+        "what-if",
+        &format!("encode_position with `+ 0.5` and `as u16` for libm round ({mismatched} texels differ)"),
+        time(runs, || {
+            positions().fold(0u32, |a, p| {
+                let t = what_if::encode_position(p, &bounds);
+                a.wrapping_add(u32::from(t[0]) + u32::from(t[1]) + u32::from(t[2]))
+            })
+        }),
+    );
+
     let (texels_u16, _) = vat_bounds::pack(&layout, &bounds, &frames);
     drop(frames);
     let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels: texels_u16 };
@@ -223,4 +251,58 @@ fn main() -> Result<()> {
         println!("{line}");
     }
     Ok(())
+}
+
+/// Re-implementations of vat-bounds' encoders (as of this writing) that avoid
+/// its costs, for timing only.
+mod what_if {
+    use glam::{Vec2, Vec3};
+    use vat_bounds::Bounds;
+
+    fn sign_not_zero(v: Vec2) -> Vec2 {
+        Vec2::new(if v.x >= 0.0 { 1.0 } else { -1.0 }, if v.y >= 0.0 { 1.0 } else { -1.0 })
+    }
+
+    fn oct_project(n: Vec3) -> Vec2 {
+        let p = Vec2::new(n.x, n.y) / (n.x.abs() + n.y.abs() + n.z.abs());
+        if n.z >= 0.0 {
+            p
+        } else {
+            (Vec2::ONE - Vec2::new(p.y.abs(), p.x.abs())) * sign_not_zero(p)
+        }
+    }
+
+    /// The same best-of-four search as `vat_bounds::encode_normal`, with the four
+    /// candidates decoded by table lookup, and `as u16` (which truncates and
+    /// saturates: the same as floor + clamp for these non-negative values) for floor.
+    pub fn encode_normal_lut(n: Vec3, decoded: &[Vec3]) -> u16 {
+        let n = n.normalize_or(Vec3::Z);
+        let p = (oct_project(n) * 0.5 + Vec2::splat(0.5)) * 255.0;
+        let (x0, y0) = ((p.x as u16).min(255), (p.y as u16).min(255));
+        let mut best = (f32::NEG_INFINITY, 0u16);
+        for (x, y) in [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)] {
+            let code = (x.min(255) << 8) | y.min(255);
+            let cos = decoded[usize::from(code)].dot(n);
+            if cos > best.0 {
+                best = (cos, code);
+            }
+        }
+        best.1
+    }
+
+    /// `vat_bounds::encode_position` with `(x + 0.5) as u16` in place of `round()`.
+    pub fn encode_position(p: Vec3, bounds: &Bounds) -> [u16; 3] {
+        let axis = |v: f32, c: f32, h: f32| -> u16 {
+            if h <= 0.0 {
+                return 32768;
+            }
+            let unit = ((v - c) / h * 0.5 + 0.5).clamp(0.0, 1.0);
+            (unit * 65535.0 + 0.5) as u16
+        };
+        [
+            axis(p.x, bounds.center.x, bounds.half_extent.x),
+            axis(p.y, bounds.center.y, bounds.half_extent.y),
+            axis(p.z, bounds.center.z, bounds.half_extent.z),
+        ]
+    }
 }
