@@ -85,7 +85,7 @@ if [[ $profile == 1 ]]; then
     echo "## Stage breakdown in-process, 1 core: $m"
     echo
     RAYON_NUM_THREADS=1 taskset -c 0 "$target/release/stage-profile" "$models/$m.glb" --runs "$runs" \
-      --scratch "$work/scratch" 2>/dev/null
+      --scratch "$work/scratch" --levels=-7,-1,1,3,9 2>/dev/null
   done
   if command -v perf >/dev/null; then
     echo

@@ -186,31 +186,54 @@ fn main() -> Result<()> {
         }),
     );
 
-    // What-ifs: cheaper ways to the same texels, to size the possible gain. Not
-    // vatbake code; each is checked against the real encoder on every point-row.
-    let lut: Vec<Vec3> = (0..=u16::MAX).map(vat_bounds::decode_normal).collect();
+    // What-ifs: the same texels without the per-texel error measurement, and the
+    // frame buffers without their explicit zero fill, to size what those cost. Not
+    // vatbake code; the nearest-code encoder is checked against the real one.
     let normals = || frames.iter().flat_map(|f| f.normals.iter().copied());
-    let mismatched = normals().filter(|&n| what_if::encode_normal_lut(n, &lut) != vat_bounds::encode_normal(n)).count();
+    let mismatched = normals().filter(|&n| what_if::nearest_normal_code(n) != vat_bounds::encode_normal(n)).count();
+    table.row(
+        "what-if",
+        &format!("encode_normal without its error cosine ({mismatched} of {} codes differ)", points * rows),
+        time(runs, || normals().fold(0u32, |a, n| a.wrapping_add(u32::from(what_if::nearest_normal_code(n))))),
+    );
+    table.row(
+        "what-if",
+        "encode_position without the decode error check",
+        time(runs, || {
+            frames.iter().flat_map(|f| f.positions.iter()).fold(0u32, |a, &p| {
+                let t = vat_bounds::encode_position(p, &bounds);
+                a.wrapping_add(u32::from(t[0]) + u32::from(t[1]) + u32::from(t[2]))
+            })
+        }),
+    );
+    let mut texels = vec![0u16; layout.width * layout.height * 4];
+    let packed_by_what_if = {
+        what_if::pack_without_errors(&layout, &bounds, &frames, &mut texels);
+        texels == vat_bounds::pack(&layout, &bounds, &frames).0
+    };
     table.row(
         "what-if",
         &format!(
-            "encode_normal's search with a 65,536-entry decode table and no libm floor ({mismatched} of {} codes differ)",
-            points * rows
+            "pack into a reused buffer, no error measurement, one thread ({})",
+            if packed_by_what_if { "same texels" } else { "texels DIFFER" }
         ),
-        time(runs, || normals().fold(0u32, |a, n| a.wrapping_add(u32::from(what_if::encode_normal_lut(n, &lut))))),
+        time(runs, || what_if::pack_without_errors(&layout, &bounds, &frames, &mut texels)),
     );
-    let positions = || frames.iter().flat_map(|f| f.positions.iter().copied());
-    let mismatched = positions()
-        .filter(|&p| what_if::encode_position(p, &bounds) != vat_bounds::encode_position(p, &bounds))
-        .count();
+    drop(texels);
     table.row(
         "what-if",
-        &format!("encode_position with `+ 0.5` and `as u16` for libm round ({mismatched} texels differ)"),
+        "frame buffers as calloc'd f32 (`vec![0.0f32; n]`) + one write pass, instead of Frames::new",
         time(runs, || {
-            positions().fold(0u32, |a, p| {
-                let t = what_if::encode_position(p, &bounds);
-                a.wrapping_add(u32::from(t[0]) + u32::from(t[1]) + u32::from(t[2]))
-            })
+            clips
+                .iter()
+                .map(|(_, times)| {
+                    let mut positions = vec![0.0f32; points * times.len() * 3];
+                    let mut normals = vec![0.0f32; points * times.len() * 3];
+                    positions.fill(1.0);
+                    normals.fill(1.0);
+                    (positions, normals)
+                })
+                .collect::<Vec<_>>()
         }),
     );
 
@@ -218,12 +241,28 @@ fn main() -> Result<()> {
     drop(frames);
     let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels: texels_u16 };
     let mut ktx2 = Vec::new();
+    // The parts of encode_ktx2: the texels as little-endian bytes (a copy), then one
+    // Zstandard frame with checksum and content size, as vat-ktx2 asks for it.
+    let le_bytes = || image.texels.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>();
+    table.row("encode", "  texels → little-endian bytes (the copy encode_ktx2 makes)", time(runs, le_bytes));
+    let raw = le_bytes();
     for &level in &args.levels {
         let options = vat_ktx2::Ktx2Options { zstd_level: level, writer: "vat-bench stage-profile".into() };
         let timing = time(runs, || vat_ktx2::encode_ktx2(&image, &options).expect("encode").len());
         ktx2 = vat_ktx2::encode_ktx2(&image, &options)?;
         table.row("encode", &format!("encode_ktx2 level {level} → {} bytes", ktx2.len()), timing);
+        table.row(
+            "encode",
+            &format!("  zstd::bulk level {level} alone on those bytes (checksum, content size)"),
+            time(runs, || {
+                let mut compressor = zstd::bulk::Compressor::new(level).expect("level");
+                compressor.include_checksum(true).expect("checksum");
+                compressor.include_contentsize(true).expect("content size");
+                compressor.compress(&raw).expect("compress").len()
+            }),
+        );
     }
+    drop(raw);
 
     std::fs::create_dir_all(&args.scratch)?;
     let path = args.scratch.join("stage-profile.ktx2");
@@ -237,7 +276,7 @@ fn main() -> Result<()> {
     );
     table.row(
         "write",
-        "  + sync_data (as vatbake's writer does)",
+        "  + sync_data (what a durable write would add)",
         time(runs, || {
             let mut file = std::fs::File::create(&path).expect("create");
             file.write_all(&ktx2).expect("write");
@@ -253,11 +292,12 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Re-implementations of vat-bounds' encoders (as of this writing) that avoid
-/// its costs, for timing only.
+/// Re-implementations of parts of vat-bounds (as of this writing) without their
+/// error measurement, for timing only.
 mod what_if {
     use glam::{Vec2, Vec3};
     use vat_bounds::Bounds;
+    use vat_model::{Frames, Layout};
 
     fn sign_not_zero(v: Vec2) -> Vec2 {
         Vec2::new(if v.x >= 0.0 { 1.0 } else { -1.0 }, if v.y >= 0.0 { 1.0 } else { -1.0 })
@@ -272,37 +312,32 @@ mod what_if {
         }
     }
 
-    /// The same best-of-four search as `vat_bounds::encode_normal`, with the four
-    /// candidates decoded by table lookup, and `as u16` (which truncates and
-    /// saturates: the same as floor + clamp for these non-negative values) for floor.
-    pub fn encode_normal_lut(n: Vec3, decoded: &[Vec3]) -> u16 {
-        let n = n.normalize_or(Vec3::Z);
+    /// `vat_bounds::encode_normal`'s nearest octahedral code, without the cosine
+    /// it also computes for the error report.
+    pub fn nearest_normal_code(n: Vec3) -> u16 {
+        let l1 = n.x.abs() + n.y.abs() + n.z.abs();
+        let n = if l1 > 0.0 && l1.is_finite() { n } else { Vec3::Z };
         let p = (oct_project(n) * 0.5 + Vec2::splat(0.5)) * 255.0;
-        let (x0, y0) = ((p.x as u16).min(255), (p.y as u16).min(255));
-        let mut best = (f32::NEG_INFINITY, 0u16);
-        for (x, y) in [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)] {
-            let code = (x.min(255) << 8) | y.min(255);
-            let cos = decoded[usize::from(code)].dot(n);
-            if cos > best.0 {
-                best = (cos, code);
-            }
-        }
-        best.1
+        let (x, y) = (((p.x + 0.5) as u16).min(255), ((p.y + 0.5) as u16).min(255));
+        (x << 8) | y
     }
 
-    /// `vat_bounds::encode_position` with `(x + 0.5) as u16` in place of `round()`.
-    pub fn encode_position(p: Vec3, bounds: &Bounds) -> [u16; 3] {
-        let axis = |v: f32, c: f32, h: f32| -> u16 {
-            if h <= 0.0 {
-                return 32768;
+    /// `vat_bounds::pack`'s texels, on one thread, into a buffer the caller owns,
+    /// measuring no error.
+    pub fn pack_without_errors(layout: &Layout, bounds: &Bounds, clips: &[Frames], texels: &mut [u16]) {
+        let rows: Vec<(usize, usize)> =
+            clips.iter().enumerate().flat_map(|(c, frames)| (0..frames.rows).map(move |r| (c, r))).collect();
+        for (y, line) in texels.chunks_exact_mut(layout.width * 4).enumerate() {
+            let band = y / layout.rows;
+            let (clip, row) = rows[y % layout.rows];
+            let first = band * layout.width;
+            let count = layout.points.saturating_sub(first).min(layout.width);
+            let positions = &clips[clip].row_positions(row)[first..first + count];
+            let normals = &clips[clip].row_normals(row)[first..first + count];
+            for ((texel, &position), &normal) in line.chunks_exact_mut(4).zip(positions).zip(normals) {
+                let rgb = vat_bounds::encode_position(position, bounds);
+                texel.copy_from_slice(&[rgb[0], rgb[1], rgb[2], nearest_normal_code(normal)]);
             }
-            let unit = ((v - c) / h * 0.5 + 0.5).clamp(0.0, 1.0);
-            (unit * 65535.0 + 0.5) as u16
-        };
-        [
-            axis(p.x, bounds.center.x, bounds.half_extent.x),
-            axis(p.y, bounds.center.y, bounds.half_extent.y),
-            axis(p.z, bounds.center.z, bounds.half_extent.z),
-        ]
+        }
     }
 }
