@@ -4,7 +4,7 @@
 #   scripts/bench.sh                 # everything: ~15–30 min on a 2-core machine
 #   scripts/bench.sh --quick         # 3 runs per cell, no level sweep: a smoke test
 #   scripts/bench.sh --validate      # also run the Khronos glTF-Validator on the generated models (needs npm)
-#   scripts/bench.sh --profile       # also the in-process stage breakdown and a perf profile
+#   scripts/bench.sh --profile       # also a perf profile of the reference bake
 #   scripts/bench.sh --wait-quiet    # first wait (up to 10 min) for the 1-minute load average to drop below 0.5
 #   scripts/bench.sh -- --runs 9     # anything after -- goes to the bench binary (see `target/release/bench --help`)
 #
@@ -79,14 +79,6 @@ echo "== timing (progress below; tables on stdout)" >&2
   ${extra[@]+"${extra[@]}"} ${bench_args[@]+"${bench_args[@]}"}
 
 if [[ $profile == 1 ]]; then
-  runs=7; [[ $quick == 1 ]] && runs=3
-  for m in fox-reference fox-spec; do
-    echo
-    echo "## Stage breakdown in-process, 1 core: $m"
-    echo
-    RAYON_NUM_THREADS=1 taskset -c 0 "$target/release/stage-profile" "$models/$m.glb" --runs "$runs" \
-      --scratch "$work/scratch" --levels=-7,-1,1,3,9 2>/dev/null
-  done
   if command -v perf >/dev/null; then
     echo
     echo "## perf: vatbake bake fox-reference.glb --zstd-level 1, 1 core (self time, symbols ≥ 1%)"

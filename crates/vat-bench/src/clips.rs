@@ -2,7 +2,7 @@
 //! them until a clip count and a total row count are met.
 
 use anyhow::{bail, Result};
-use vat_model::{Clip, Interpolation};
+use vat_model::{Clip, ClipRows, Interpolation};
 
 /// How many clips, and how many rows they take together at `fps`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -12,13 +12,10 @@ pub struct ClipPlan {
     pub fps: f32,
 }
 
-/// Rows a clip of `duration` seconds takes at `fps`: `round(duration · fps) + 1`
-/// (one row for a single pose), the rule `vatbake bake` uses.
+/// Rows a clip of `duration` seconds takes at `fps`: the bake's own rule,
+/// [`ClipRows`], with no `--max-frames` cap.
 pub fn clip_rows(duration: f32, fps: f32) -> u32 {
-    if duration <= 0.0 {
-        return 1;
-    }
-    (duration as f64 * fps as f64).round() as u32 + 1
+    ClipRows::new(duration, fps, None).rows
 }
 
 /// The source clips (the first `plan.clips` of them) followed by time-scaled

@@ -16,10 +16,10 @@
 //! - [`stats`] and [`runner`] are the pieces of the `bench` binary: medians, and
 //!   timing `vatbake` as a process (with `hyperfine` when it is installed).
 //!
-//! Binaries: `gen-big-model` (writes a generated model), `bench` (times `vatbake`
-//! on the fixtures and the generated models, prints docs/PERFORMANCE.md's tables;
-//! run it through `scripts/bench.sh`) and `stage-profile` (each stage's public
-//! functions timed in-process and split into their parts).
+//! Binaries: `gen-big-model` (writes a generated model) and `bench` (times
+//! `vatbake` on the fixtures and the generated models, prints
+//! docs/PERFORMANCE.md's tables; run it through `scripts/bench.sh`). The stage
+//! breakdown comes from `vatbake bake --json` (`timings_ms`).
 //!
 //! What it does not: change the bake, or depend on vatbake's private code. The GLB
 //! is written here with `serde_json` and a hand-packed binary chunk.

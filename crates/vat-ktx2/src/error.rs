@@ -56,6 +56,10 @@ pub enum Ktx2Error {
     #[error("level 0 inflates to {found} bytes but uncompressedByteLength is {expected}")]
     InflatedLength { found: u64, expected: u64 },
 
+    /// Writing the file failed.
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+
     /// Zstandard refused to compress or to inflate.
     #[error("Zstandard: {0}")]
     Zstd(#[source] std::io::Error),

@@ -5,9 +5,10 @@
 //! `vkFormat` `VK_FORMAT_R16G16B16A16_UNORM` (91), one mip level, no array layers,
 //! one face, the whole level compressed as a single Zstandard frame
 //! (`supercompressionScheme` 2), a Data Format Descriptor describing those texels,
-//! and the `KTXorientation` = `rd` (row 0 is the top) and `KTXwriter` metadata.
-//! The bytes depend only on the image, the options and the zstd library version:
-//! no timestamps, no threads. [`decode_ktx2`] reads such files back (from us or
+//! and the `KTXorientation` = `rd` (row 0 is the top) and `KTXwriter` metadata;
+//! [`write_ktx2`] streams the same bytes into a file. The bytes depend only on the
+//! image, the level, the writer string and the zstd library version: no
+//! timestamps, and the same bytes for any number of worker threads. [`decode_ktx2`] reads such files back (from us or
 //! any other writer, uncompressed or Zstandard), checking every size before it
 //! allocates and returning a [`Ktx2Error`] on anything it cannot vouch for; it
 //! never panics. [`read_header`] gives the header facts and the key/value pairs
@@ -23,7 +24,7 @@
 //!
 //! // Two texels, one row: (0, 1, 2, 3) and (65535, 4, 5, 6).
 //! let image = Rgba16Image { width: 2, height: 1, texels: vec![0, 1, 2, 3, 65535, 4, 5, 6] };
-//! let options = Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string() };
+//! let options = Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string(), workers: 2 };
 //! let bytes = encode_ktx2(&image, &options)?;
 //!
 //! let header = read_header(&bytes)?;
@@ -64,11 +65,18 @@ pub struct Ktx2Options {
     pub zstd_level: i32,
     /// Value of the `KTXwriter` key, e.g. `"vatbake 0.1.0"`: non-empty, no NUL.
     pub writer: String,
+    /// Zstandard worker threads (0 counts as 1). The bytes are the same for any
+    /// number: zstd's multithreaded mode is used even with one worker.
+    pub workers: u32,
 }
 
 impl Default for Ktx2Options {
     fn default() -> Self {
-        Self { zstd_level: DEFAULT_ZSTD_LEVEL, writer: concat!("vat-ktx2 ", env!("CARGO_PKG_VERSION")).to_string() }
+        Self {
+            zstd_level: DEFAULT_ZSTD_LEVEL,
+            writer: concat!("vat-ktx2 ", env!("CARGO_PKG_VERSION")).to_string(),
+            workers: 1,
+        }
     }
 }
 
@@ -108,6 +116,19 @@ impl Ktx2Header {
 /// one level, one layer, one face, Zstandard supercompression (scheme 2).
 pub fn encode_ktx2(image: &Rgba16Image, options: &Ktx2Options) -> Result<Vec<u8>, Ktx2Error> {
     encode::encode_ktx2(image, options)
+}
+
+/// [`encode_ktx2`] straight into `out`, starting at its current position: the
+/// header first, then the Zstandard frame as the workers finish it, then the
+/// level length patched into the header. No copy of the texels or of the
+/// compressed level is held in memory. Returns the bytes written; `out` is left
+/// positioned after them. On an error, what was written is incomplete.
+pub fn write_ktx2<W: std::io::Write + std::io::Seek>(
+    image: &Rgba16Image,
+    options: &Ktx2Options,
+    out: W,
+) -> Result<u64, Ktx2Error> {
+    encode::write_ktx2(image, options, out)
 }
 
 /// Decodes a KTX 2.0 file with `vkFormat` 91 and supercompression none or Zstandard

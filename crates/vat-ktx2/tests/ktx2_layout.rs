@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{lcg_image, level0, offset, options, u32_at, u64_at};
+use common::{animated_image, lcg_image, level0, offset, options, u32_at, u64_at};
 use vat_ktx2::{encode_ktx2, read_header, Ktx2Options, Rgba16Image};
 
 /// A 3×2 image written by "vatbake 0.1.0".
@@ -100,7 +100,7 @@ fn key_value_entries_are_sorted_nul_terminated_and_padded() {
 fn padding_follows_the_writer_length() {
     // keyAndValueByteLength of KTXwriter is 9 + 1 + len + 1; entries are 4 + that, padded.
     for (writer, kvd_len) in [("a", 24 + 16), ("ab", 24 + 20), ("abcde", 24 + 20), ("abcdef", 24 + 24)] {
-        let options = Ktx2Options { zstd_level: 3, writer: writer.to_string() };
+        let options = Ktx2Options { zstd_level: 3, writer: writer.to_string(), ..options() };
         let file = encode_ktx2(&lcg_image(1, 1, 1), &options).unwrap();
         assert_eq!(u32_at(&file, offset::KVD_LENGTH), kvd_len, "writer {writer:?}");
         // keyAndValueByteLength excludes the padding; the padding bytes are zero.
@@ -134,6 +134,34 @@ fn encoding_twice_gives_identical_bytes() {
         let second = encode_ktx2(&image.clone(), &options.clone()).unwrap();
         assert_eq!(first, second, "level {level}");
     }
+}
+
+#[test]
+fn the_bytes_do_not_depend_on_the_worker_count() {
+    // 2048 × 1024 texels = 16 MiB raw: several zstd jobs at level 1, so the workers really share it.
+    let image = animated_image(2048, 1024);
+    for level in [1, 3] {
+        let encode = |workers| encode_ktx2(&image, &Ktx2Options { zstd_level: level, workers, ..options() }).unwrap();
+        let one = encode(1);
+        assert_eq!(encode(1), one, "level {level}, 1 worker again");
+        assert_eq!(encode(2), one, "level {level}, 2 workers");
+        assert_eq!(encode(3), one, "level {level}, 3 workers");
+        assert_eq!(encode(0), one, "level {level}, 0 workers counts as 1");
+        assert_eq!(vat_ktx2::decode_ktx2(&one).unwrap(), image);
+    }
+}
+
+#[test]
+fn writing_into_a_stream_gives_the_encoded_bytes_after_what_was_there() {
+    let image = lcg_image(40, 30, 5);
+    let mut out = std::io::Cursor::new(b"prefix".to_vec());
+    out.set_position(6);
+    let written = vat_ktx2::write_ktx2(&image, &options(), &mut out).unwrap();
+    let bytes = out.into_inner();
+    let encoded = encode_ktx2(&image, &options()).unwrap();
+    assert_eq!(written, encoded.len() as u64);
+    assert_eq!(&bytes[..6], b"prefix");
+    assert_eq!(&bytes[6..], &encoded[..]);
 }
 
 #[test]

@@ -12,8 +12,8 @@
 //! use vat_model::Layout;
 //! // 10,000 points wrapped at 4,096 columns: three bands of 120 rows each.
 //! let layout = Layout::new(10_000, 120, 4096);
-//! assert_eq!((layout.width, layout.height, layout.bands), (4096, 360, 3));
-//! assert_eq!(layout.texel(5000, 7), (5000 - 4096, 120 + 7));
+//! assert_eq!((layout.width, layout.height, layout.bands), (3334, 360, 3));
+//! assert_eq!(layout.texel(5000, 7), (5000 - 3334, 120 + 7));
 //! ```
 
 use glam::{Mat4, Quat, Vec2, Vec3};
@@ -256,7 +256,10 @@ impl Frames {
 ///
 /// Point `i` on global row `r` is at column `i % width`, image row
 /// `(i / width) * rows + r`. With `points <= max_width` there is one band and the
-/// image is `points × rows`.
+/// image is `points × rows`. More points wrap into the fewest bands that fit
+/// `max_width`, and the columns are shared evenly between them
+/// (`width = ceil(points / bands)`), so the last band is at most `bands − 1`
+/// columns short instead of nearly empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub points: usize,
@@ -270,9 +273,14 @@ pub struct Layout {
 impl Layout {
     pub fn new(points: usize, rows: usize, max_width: usize) -> Self {
         let max_width = max_width.max(1);
-        let width = points.clamp(1, max_width);
-        let bands = points.div_ceil(width).max(1);
+        let bands = points.div_ceil(max_width).max(1);
+        let width = points.div_ceil(bands).max(1);
         Layout { points, rows, width, bands, height: bands * rows }
+    }
+
+    /// Texels in the image: `width × height`.
+    pub fn texels(&self) -> usize {
+        self.width * self.height
     }
 
     /// Texel (x, y) of a point on a global row; y counts down from the top.
@@ -280,10 +288,119 @@ impl Layout {
         (point % self.width, (point / self.width) * self.rows + row)
     }
 
+    /// The points whose columns are in `band`: an empty range past the last band.
+    pub fn band_points(&self, band: usize) -> std::ops::Range<usize> {
+        let first = (band * self.width).min(self.points);
+        first..(first + self.width).min(self.points)
+    }
+
     /// TEXCOORD_1 of a point: u in the middle of its column, v at the top edge of
     /// its band. A shader samples row `r` at `v + (r + 0.5) / height`.
     pub fn column_uv(&self, point: usize) -> [f32; 2] {
         let (x, y) = self.texel(point, 0);
         [(x as f32 + 0.5) / self.width as f32, y as f32 / self.height as f32]
+    }
+}
+
+/// How a clip is sampled into rows: the one definition of the row rule, shared
+/// by the bake, the audit and the benchmarks.
+///
+/// A clip of duration d at `fps` gets `round(d·fps) + 1` rows from t = 0 to
+/// t = d, capped by `max_frames` and then resampled evenly. Duration and rate
+/// are always > 0 and row k is at time k / rate; a zero-length clip (a single
+/// pose) gets one row, rate = fps and duration = 1 / fps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipRows {
+    pub rows: u32,
+    /// Rows per second.
+    pub rate: f32,
+    /// Seconds, as recorded in the description.
+    pub duration: f32,
+    /// The clip's own duration (its last key time), 0 for a single pose: where
+    /// the last row samples.
+    pub source_duration: f32,
+}
+
+impl ClipRows {
+    pub fn new(duration: f32, fps: f32, max_frames: Option<u32>) -> Self {
+        if duration <= 0.0 {
+            return ClipRows { rows: 1, rate: fps, duration: 1.0 / fps, source_duration: 0.0 };
+        }
+        // Saturating: a hostile key time (1e30 s) gives u32::MAX rows, which the texel cap refuses.
+        let natural = ((duration as f64 * fps as f64).round() as u64).saturating_add(1);
+        let rows = natural.min(max_frames.map_or(u64::MAX, u64::from)).clamp(1, u64::from(u32::MAX)) as u32;
+        let rate = if rows > 1 { ((rows - 1) as f64 / duration as f64) as f32 } else { fps };
+        ClipRows { rows, rate, duration, source_duration: duration }
+    }
+
+    /// The sample time of row `k`: `source_duration · k / (rows − 1)`, computed in
+    /// double precision so the last row lands exactly on the last key.
+    pub fn time(&self, k: u32) -> f32 {
+        if self.rows <= 1 {
+            return 0.0;
+        }
+        (self.source_duration as f64 * f64::from(k) / f64::from(self.rows - 1)) as f32
+    }
+
+    /// Every row's sample time, in order.
+    pub fn times(&self) -> Vec<f32> {
+        (0..self.rows).map(|k| self.time(k)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_band_when_the_points_fit() {
+        let layout = Layout::new(1728, 162, 16_384);
+        assert_eq!((layout.width, layout.bands, layout.height, layout.texels()), (1728, 1, 162, 1728 * 162));
+        assert_eq!(layout.band_points(0), 0..1728);
+        assert_eq!(layout.band_points(1), 1728..1728);
+        assert_eq!(layout.column_uv(0), [0.5 / 1728.0, 0.0]);
+    }
+
+    #[test]
+    fn bands_share_the_columns_evenly() {
+        // 28,374 points at 16,384 columns: two bands of 14,187, no padding at all.
+        let layout = Layout::new(28_374, 268, 16_384);
+        assert_eq!((layout.width, layout.bands, layout.height), (14_187, 2, 536));
+        assert_eq!(layout.band_points(1), 14_187..28_374);
+        assert_eq!(layout.texel(14_187, 5), (0, 268 + 5));
+        // 10 points at 4 columns: three bands of 4, the last 2 short.
+        let layout = Layout::new(10, 1, 4);
+        assert_eq!((layout.width, layout.bands), (4, 3));
+        assert_eq!(layout.band_points(2), 8..10);
+        assert_eq!(layout.column_uv(9), [1.5 / 4.0, 2.0 / 3.0]);
+        // 9 points at 4 columns: three bands of 3.
+        assert_eq!(Layout::new(9, 1, 4).width, 3);
+    }
+
+    #[test]
+    fn an_empty_model_still_has_one_column() {
+        let layout = Layout::new(0, 3, 16_384);
+        assert_eq!((layout.width, layout.bands, layout.height), (1, 1, 3));
+        assert_eq!(layout.band_points(0), 0..0);
+    }
+
+    #[test]
+    fn clip_rows_follow_the_rule() {
+        // Fox "Survey": 3.4166667 s at 30 fps → round(102.5) + 1 = 104 rows.
+        let survey = ClipRows::new(3.416_666_7, 30.0, None);
+        assert_eq!(survey.rows, 104);
+        assert!((survey.rate - 103.0 / 3.416_666_7).abs() < 1e-4);
+        assert_eq!((survey.time(0), survey.time(103)), (0.0, 3.416_666_7));
+        // Capped at 10 rows: resampled evenly over the same duration.
+        let capped = ClipRows::new(3.416_666_7, 30.0, Some(10));
+        assert_eq!(capped.rows, 10);
+        assert!((capped.rate - 9.0 / 3.416_666_7).abs() < 1e-6);
+        assert_eq!(capped.times().len(), 10);
+        assert_eq!(capped.times()[9], 3.416_666_7);
+        // A single pose: one row, rate = fps, duration one frame.
+        let pose = ClipRows::new(0.0, 24.0, None);
+        assert_eq!((pose.rows, pose.rate, pose.duration, pose.times()), (1, 24.0, 1.0 / 24.0, vec![0.0]));
+        // A hostile duration saturates instead of overflowing.
+        assert_eq!(ClipRows::new(1e30, 30.0, None).rows, u32::MAX);
     }
 }

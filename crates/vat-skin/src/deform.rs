@@ -1,9 +1,9 @@
 //! Morphing and skinning: a pose applied to every point of a model.
 
-use glam::{Mat3A, Mat4, Vec3, Vec3A};
-use vat_model::{Model, Part, MAX_INFLUENCES};
+use glam::{Vec3, Vec3A};
+use vat_model::Model;
 
-use crate::{sample_pose, world_matrices, Pose};
+use crate::{sample_pose, world_matrices, Pose, Rig};
 
 /// The normal a point gets when its transformed normal has no direction (a zero
 /// normal, or a transform that flattens it away): +Y, never NaN.
@@ -12,16 +12,13 @@ pub const DEGENERATE_NORMAL: Vec3 = Vec3::Y;
 /// Positions and normals of every point of the model for one pose, written into
 /// `positions` and `normals` (one entry per point of `model.points`).
 ///
-/// Per part: morph targets first (`pose.morph_weights[part.node]`, missing weights
-/// count as 0), then the transform. A skinned part blends its joint matrices
-/// (`world(joint) · inverse_bind`) by the point's eight influence weights and
-/// ignores its own node's transform (glTF 2.0 §3.7.3.3); a point of a skinned part
-/// whose weights are all zero, and every point of an unskinned part, takes the
-/// part node's world matrix. Normals go through the inverse transpose of the
-/// matrix's 3×3 part and are normalised; see [`DEGENERATE_NORMAL`].
-///
+/// The evaluation of [`Rig::evaluate`] (morph targets, then skinning with up to
+/// eight influences or the part node's world matrix; normals through the
+/// inverse transpose), with normals normalised; see [`DEGENERATE_NORMAL`].
 /// Influences naming a joint the skin does not have are skipped. Points that
 /// belong to no part are left untouched.
+///
+/// For many poses of one model, make the [`Rig`] once and use it directly.
 ///
 /// # Panics
 /// If `positions` or `normals` is not `model.points.len()` long, if a vector of
@@ -31,42 +28,17 @@ pub fn evaluate_pose(model: &Model, pose: &Pose, positions: &mut [Vec3], normals
     let point_count = model.points.len();
     assert_eq!(positions.len(), point_count, "positions slice length");
     assert_eq!(normals.len(), point_count, "normals slice length");
-    let worlds = world_matrices(model, pose);
-    let joint_matrices: Vec<Vec<Mat4>> = model
-        .skins
-        .iter()
-        .map(|skin| {
-            skin.joints
-                .iter()
-                .enumerate()
-                .map(|(joint, &node)| {
-                    let inverse_bind = skin.inverse_bind.get(joint).copied().unwrap_or(Mat4::IDENTITY);
-                    worlds.get(node).copied().unwrap_or(Mat4::IDENTITY) * inverse_bind
-                })
-                .collect()
-        })
-        .collect();
-
+    let rig = Rig::new(model);
+    let row = rig.row_pose(pose.clone());
+    let mut out_positions: Vec<Vec3A> = positions.iter().map(|&p| Vec3A::from(p)).collect();
+    let mut out_normals: Vec<Vec3A> = normals.iter().map(|&n| Vec3A::from(n)).collect();
+    rig.evaluate(&row, 0..point_count, &mut out_positions, &mut out_normals);
+    for (position, out) in positions.iter_mut().zip(out_positions) {
+        *position = Vec3::from(out);
+    }
     for part in &model.parts {
-        let range = part.points();
-        let morph_weights = pose.morph_weights.get(part.node).map_or(&[][..], Vec::as_slice);
-        let morphs = active_morphs(part, morph_weights);
-        let node_transform = Transform::new(worlds[part.node]);
-        let joint_matrices = part.skin.and_then(|skin| joint_matrices.get(skin));
-        let sources = model.points.positions[range.clone()]
-            .iter()
-            .zip(&model.points.normals[range.clone()])
-            .zip(&model.points.joints[range.clone()])
-            .zip(&model.points.weights[range.clone()]);
-        let targets = positions[range.clone()].iter_mut().zip(&mut normals[range.clone()]);
-        for (k, ((((&position, &normal), joints), weights), (out_position, out_normal))) in
-            sources.zip(targets).enumerate()
-        {
-            let (position, normal) = morphed(position, normal, k, &morphs);
-            let skinned = joint_matrices.and_then(|matrices| blend(matrices, joints, weights)).map(Transform::new);
-            let transform = skinned.as_ref().unwrap_or(&node_transform);
-            *out_position = transform.point.transform_point3(position);
-            *out_normal = transform.normal_of(normal);
+        for i in part.points() {
+            normals[i] = Vec3::from(out_normals[i]).normalize_or(DEGENERATE_NORMAL);
         }
     }
 }
@@ -88,93 +60,12 @@ pub fn bind_pose_positions(model: &Model) -> Vec<Vec3> {
     positions
 }
 
-/// A point transform and the matrix its normals take.
-struct Transform {
-    point: Mat4,
-    normal: Mat3A,
-}
-
-impl Transform {
-    fn new(point: Mat4) -> Self {
-        Transform { point, normal: normal_matrix(&point) }
-    }
-
-    fn normal_of(&self, normal: Vec3) -> Vec3 {
-        Vec3::from(self.normal * Vec3A::from(normal)).normalize_or(DEGENERATE_NORMAL)
-    }
-}
-
-/// The inverse transpose of `m`'s 3×3 part, up to a positive scale (normals are
-/// normalised afterwards). The cofactor matrix is `det · inverse transpose`: no
-/// division, so it stays finite when the determinant is near zero; multiplying by
-/// the determinant's sign keeps mirrored normals pointing the right way.
-fn normal_matrix(m: &Mat4) -> Mat3A {
-    let (x, y, z) = (Vec3A::from_vec4(m.x_axis), Vec3A::from_vec4(m.y_axis), Vec3A::from_vec4(m.z_axis));
-    let cofactor = Mat3A::from_cols(y.cross(z), z.cross(x), x.cross(y));
-    if x.dot(cofactor.x_axis) < 0.0 {
-        -cofactor
-    } else {
-        cofactor
-    }
-}
-
-/// The weighted sum of a point's joint matrices, or `None` when no influence has
-/// weight (the point then follows its part's node).
-fn blend(joint_matrices: &[Mat4], joints: &[u16; MAX_INFLUENCES], weights: &[f32; MAX_INFLUENCES]) -> Option<Mat4> {
-    let mut blended: Option<Mat4> = None;
-    for (&joint, &weight) in joints.iter().zip(weights) {
-        if weight == 0.0 {
-            continue;
-        }
-        let Some(joint_matrix) = joint_matrices.get(usize::from(joint)) else {
-            continue;
-        };
-        let weighted = *joint_matrix * weight;
-        blended = Some(blended.map_or(weighted, |sum| sum + weighted));
-    }
-    blended
-}
-
-/// A morph target with a non-zero weight, with its normal deltas when it has them
-/// for every point of the part.
-struct ActiveMorph<'a> {
-    weight: f32,
-    positions: &'a [Vec3],
-    normals: Option<&'a [Vec3]>,
-}
-
-fn active_morphs<'a>(part: &'a Part, weights: &[f32]) -> Vec<ActiveMorph<'a>> {
-    part.morph_targets
-        .iter()
-        .zip(weights)
-        .filter(|&(_, &weight)| weight != 0.0)
-        .map(|(target, &weight)| ActiveMorph {
-            weight,
-            positions: if target.positions.len() == part.point_count { &target.positions } else { &[] },
-            normals: (target.normals.len() == part.point_count).then_some(target.normals.as_slice()),
-        })
-        .collect()
-}
-
-/// Position and normal of the part's `k`-th point after its morph targets.
-fn morphed(mut position: Vec3, mut normal: Vec3, k: usize, morphs: &[ActiveMorph]) -> (Vec3, Vec3) {
-    for morph in morphs {
-        if let Some(delta) = morph.positions.get(k) {
-            position += *delta * morph.weight;
-        }
-        if let Some(delta) = morph.normals.and_then(|normals| normals.get(k)) {
-            normal += *delta * morph.weight;
-        }
-    }
-    (position, normal)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_models::{part, skinned_point_model, trs_node, with_nodes};
-    use glam::Quat;
-    use vat_model::{Local, Points, Trs};
+    use glam::{Mat4, Quat};
+    use vat_model::{Local, Points, Trs, MAX_INFLUENCES};
 
     fn evaluate(model: &Model) -> (Vec<Vec3>, Vec<Vec3>) {
         let pose = sample_pose(model, None, 0.0);

@@ -8,7 +8,11 @@
 //! - [`world_matrices`] composes the hierarchy, whatever the node index order.
 //! - [`evaluate_pose`] applies morph targets, then skinning (up to eight
 //!   influences) or the part node's world matrix, to points and normals.
-//! - [`evaluate_clip`] does that for many times at once, in parallel, into
+//! - [`Rig`] is the model prepared for many poses: [`Rig::pose`] computes a
+//!   row's matrices once, [`Rig::positions`] and [`Rig::evaluate`] run the
+//!   per-point loop over any range of points, so callers can split the work
+//!   across threads and write results wherever they need them.
+//! - [`evaluate_clip`] evaluates many times at once, in parallel, into
 //!   [`Frames`]; the result is bit-identical at any thread count.
 //! - [`bind_pose_positions`] gives the positions a skin-unaware viewer would show, for size checks.
 //!
@@ -57,15 +61,18 @@
 
 mod deform;
 mod hierarchy;
+mod rig;
 mod sample;
 #[cfg(test)]
 mod test_models;
 
+use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 use vat_model::{Clip, Frames, Model};
 
 pub use deform::{bind_pose_positions, evaluate_pose, DEGENERATE_NORMAL};
 pub use hierarchy::world_matrices;
+pub use rig::{Rig, RowPose};
 pub use sample::{sample_channel, sample_pose, Pose};
 
 /// Evaluate a clip (`None` = rest pose) at the given times, one row each, into
@@ -79,11 +86,20 @@ pub fn evaluate_clip(model: &Model, clip: Option<&Clip>, times: &[f32]) -> Frame
     if point_count == 0 {
         return frames;
     }
+    let rig = Rig::new(model);
     let Frames { positions, normals, .. } = &mut frames;
-    positions.par_chunks_mut(point_count).zip(normals.par_chunks_mut(point_count)).zip(times.par_iter()).for_each(
-        |((row_positions, row_normals), &time)| {
-            let pose = sample_pose(model, clip, time);
-            evaluate_pose(model, &pose, row_positions, row_normals);
+    positions.par_chunks_mut(point_count).zip(normals.par_chunks_mut(point_count)).zip(times.par_iter()).for_each_init(
+        || (vec![Vec3A::ZERO; point_count], vec![Vec3A::ZERO; point_count]),
+        |(scratch_positions, scratch_normals), ((row_positions, row_normals), &time)| {
+            rig.evaluate(&rig.pose(clip, time), 0..point_count, scratch_positions, scratch_normals);
+            for (out, &position) in row_positions.iter_mut().zip(scratch_positions.iter()) {
+                *out = Vec3::from(position);
+            }
+            for part in &model.parts {
+                for i in part.points() {
+                    row_normals[i] = Vec3::from(scratch_normals[i]).normalize_or(DEGENERATE_NORMAL);
+                }
+            }
         },
     );
     frames

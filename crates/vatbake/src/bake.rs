@@ -10,7 +10,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use vat_bounds::Bounds;
-use vat_model::{Clip, Frames, Layout, Model};
+use vat_model::{Clip, ClipRows, Layout, Model};
+use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Source, Texture};
 use crate::messages::Failure;
@@ -18,6 +19,7 @@ use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 use crate::slots;
+use crate::texels;
 
 /// The tool's name and version, as written into every output.
 pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
@@ -80,28 +82,6 @@ pub struct BakeReport {
 
 fn ms(since: Instant) -> f64 {
     (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
-}
-
-/// Rows, rate and duration of a clip. A clip of duration d at rate f gets
-/// `round(d·f) + 1` rows from t = 0 to t = d (capped by `max_frames`, resampled
-/// evenly). Duration and rate are always > 0; row k is at time k / rate.
-pub fn clip_rows(duration: f32, fps: f32, max_frames: Option<u32>) -> (u32, f32, f32) {
-    if duration <= 0.0 {
-        return (1, fps, 1.0 / fps);
-    }
-    // Saturating: a hostile key time (1e30 s) gives u32::MAX rows, which the texel cap refuses.
-    let natural = ((duration as f64 * fps as f64).round() as u64).saturating_add(1);
-    let rows = natural.min(max_frames.map_or(u64::MAX, u64::from)).clamp(1, u64::from(u32::MAX)) as u32;
-    let rate = if rows > 1 { ((rows - 1) as f64 / duration as f64) as f32 } else { fps };
-    (rows, rate, duration)
-}
-
-/// Sample times of a clip's rows: evenly from 0 to its duration.
-fn row_times(rows: u32, duration: f32) -> Vec<f32> {
-    if rows <= 1 {
-        return vec![0.0];
-    }
-    (0..rows).map(|k| (duration as f64 * k as f64 / (rows - 1) as f64) as f32).collect()
 }
 
 fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
@@ -170,10 +150,13 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     timings.decimate = ms(at);
 
     // The texture's size is known before anything is evaluated: refuse one past the cap.
-    let total_rows: u64 =
-        clips.iter().map(|c| u64::from(clip_rows(c.duration(), settings.fps, settings.max_frames).0)).sum();
-    let width = model.points.len().clamp(1, settings.max_width.max(1) as usize) as u128;
-    let texels = width * model.points.len().div_ceil(width as usize) as u128 * u128::from(total_rows);
+    let clip_rows: Vec<ClipRows> =
+        clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
+    let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
+    let texels = {
+        let width = model.points.len().clamp(1, settings.max_width.max(1) as usize) as u128;
+        width * model.points.len().div_ceil(width as usize).max(1) as u128 * u128::from(total_rows)
+    };
     if texels > u128::from(MAX_TEXELS) {
         return Err(Failure::input(format!(
             "{}: the texture would have {texels} texels ({} points × {total_rows} rows), \
@@ -185,8 +168,9 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         .into());
     }
 
-    // Evaluate: the rest pose, then every row of every clip.
+    // Evaluate: the rest pose, and the pose of every row of every clip.
     let at = Instant::now();
+    let rig = Rig::new(model);
     let rest_pose = vat_skin::sample_pose(model, None, 0.0);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
@@ -195,41 +179,46 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     if settings.size_guard {
         size_guard(size_ratio, file)?;
     }
+    let poses = texels::row_poses(&rig, &clips, &clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
-    let mut frames: Vec<Frames> = Vec::with_capacity(clips.len());
     let mut row = 0u32;
-    for (clip, slot) in clips.iter().zip(slots) {
-        let (rows, rate, duration) = clip_rows(clip.duration(), settings.fps, settings.max_frames);
-        frames.push(vat_skin::evaluate_clip(model, Some(clip), &row_times(rows, clip.duration())));
+    for ((clip, slot), rows) in clips.iter().zip(slots).zip(&clip_rows) {
         entries.push(ClipEntry {
             name: clip.display_name(),
             source_index: clip.source_index as u32,
             slot,
             row,
-            rows,
-            duration,
-            rate,
+            rows: rows.rows,
+            duration: rows.duration,
+            rate: rows.rate,
             looping: false,
         });
-        row += rows;
+        row += rows.rows;
     }
+    let layout = Layout::new(model.points.len(), row as usize, settings.max_width as usize);
     timings.evaluate = ms(at);
 
-    // Bounds over every row of every clip.
+    // Bounds over every row of every clip; a clip loops when its last row is back where its first was.
     let at = Instant::now();
-    let bounds = Bounds::of_frames(&frames);
-    for (entry, clip_frames) in entries.iter_mut().zip(&frames) {
-        let first = clip_frames.row_positions(0);
-        let last = clip_frames.row_positions(clip_frames.rows - 1);
-        let gap = first.iter().zip(last).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
-        entry.looping = clip_frames.rows > 1 && gap <= LOOP_TOLERANCE * bounds.diagonal();
+    let bounds = texels::bounds(&rig, &poses).ok_or_else(|| {
+        Failure::input(format!(
+            "{}: the animation moves points to positions that are not finite numbers \
+             (a joint or node transform overflows); check the model's scales and keyframes",
+            file.display()
+        ))
+    })?;
+    for entry in &mut entries {
+        let first = texels::positions(&rig, &poses[entry.row as usize]);
+        let last = texels::positions(&rig, &poses[(entry.row + entry.rows - 1) as usize]);
+        let gap = first.iter().zip(&last).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
+        entry.looping = entry.rows > 1 && gap <= LOOP_TOLERANCE * bounds.diagonal();
     }
     timings.bounds = ms(at);
 
     // The decimation's error, on a sample of the rows.
     let at = Instant::now();
     let decimation = decimation.as_ref().filter(|d| d.decimated).map(|d| {
-        let (error, rows_measured) = decimation_error(source, model, &clips, &frames);
+        let (error, rows_measured) = decimation_error(source, &rig, &clips, &clip_rows, &poses, &entries);
         let diagonal = bounds.diagonal();
         let fraction = |distance: f32| if diagonal > 0.0 { distance / diagonal } else { 0.0 };
         description::Decimation {
@@ -246,35 +235,42 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     });
     timings.measure = ms(at);
 
-    // Pack into texels.
+    // Pack: every row evaluated again, in full, straight into texels.
     let at = Instant::now();
-    let layout = Layout::new(model.points.len(), row as usize, settings.max_width as usize);
     if layout.bands > 1 {
         warnings.push(format!(
-            "{} points exceed --max-width {}: the columns wrap into {} bands (see the description's texture.bands)",
+            "{} points exceed --max-width {}: the columns wrap into {} bands of {} (see the description's texture.bands)",
             model.points.len(),
             settings.max_width,
-            layout.bands
+            layout.bands,
+            layout.width
         ));
     }
-    let (texels, quantization) = vat_bounds::pack(&layout, &bounds, &frames);
-    drop(frames);
+    let texels = texels::texels(&rig, &poses, &layout, &bounds);
+    drop(poses);
     timings.pack = ms(at);
 
-    // Encode the texture and the rest mesh.
+    // Encode: the texture straight into its staged file, then the rest mesh and the description.
     let at = Instant::now();
+    let mut staged = Staged::new(&settings.out_dir);
+    let output = |e: anyhow::Error| Failure::output(format!("{e:#}"));
     let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
-    let (texture, texture_name, container, supercompression) = match settings.texture_format {
-        TextureFormat::Ktx2 => (
-            vat_ktx2::encode_ktx2(
-                &image,
-                &vat_ktx2::Ktx2Options { zstd_level: settings.zstd_level, writer: GENERATOR.to_string() },
-            )
-            .context("cannot encode the texture")?,
-            format!("{}.vat.ktx2", settings.name),
-            "ktx2",
-            "zstd",
-        ),
+    let (texture_bytes, texture_name, container, supercompression) = match settings.texture_format {
+        TextureFormat::Ktx2 => {
+            let name = format!("{}.vat.ktx2", settings.name);
+            let options = vat_ktx2::Ktx2Options {
+                zstd_level: settings.zstd_level,
+                writer: GENERATOR.to_string(),
+                workers: rayon::current_num_threads() as u32,
+            };
+            let bytes = staged
+                .write_with(&name, |file| {
+                    vat_ktx2::write_ktx2(&image, &options, std::io::BufWriter::new(file))?;
+                    Ok(())
+                })
+                .map_err(output)?;
+            (bytes, name, "ktx2", "zstd")
+        }
         TextureFormat::Png => {
             warnings.push(
                 "--texture-format png: a 16-bit PNG is read one row at a time, and browsers' image decoders \
@@ -282,9 +278,12 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
                     .into(),
             );
             let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
-            (png, format!("{}.vat.png", settings.name), "png", "none")
+            let name = format!("{}.vat.png", settings.name);
+            staged.write(&name, &png).map_err(output)?;
+            (png.len() as u64, name, "png", "none")
         }
     };
+    drop(image);
     let mesh_name = format!("{}.rest.glb", settings.name);
     let description_name = format!("{}.vat.json", settings.name);
     let glb = rest_mesh::write_glb(&RestMesh {
@@ -319,19 +318,19 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
             width: layout.width as u32,
             height: layout.height as u32,
             bands: layout.bands as u32,
-            bytes: texture.len() as u64,
+            bytes: texture_bytes,
         },
         positions: Positions {
             channels: "rgb".into(),
             encoding: "unorm16".into(),
             center: bounds.center.to_array(),
             half_extent: bounds.half_extent.to_array(),
-            precision: quantization.max_position_error,
+            precision: bounds.precision(),
         },
         normals: Normals {
             channel: "a".into(),
             encoding: "octahedral_8_8".into(),
-            max_error_degrees: quantization.max_normal_error_degrees,
+            max_error_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES,
         },
         mesh: Mesh {
             file: mesh_name.clone(),
@@ -345,11 +344,8 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     description_json.push(b'\n');
     timings.encode = ms(at);
 
-    // Write: all three files staged, then renamed together.
+    // Write: the other two files staged, then all three renamed together.
     let at = Instant::now();
-    let mut staged = Staged::new(&settings.out_dir);
-    let output = |e: anyhow::Error| Failure::output(format!("{e:#}"));
-    staged.write(&texture_name, &texture).map_err(output)?;
     staged.write(&mesh_name, &glb).map_err(output)?;
     staged.write(&description_name, &description_json).map_err(output)?;
     let files = staged.commit().map_err(output)?;
@@ -365,10 +361,10 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         width: description.texture.width,
         height: description.texture.height,
         bands: description.texture.bands,
-        texture_bytes: texture.len() as u64,
+        texture_bytes,
         mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
-        precision: quantization.max_position_error,
+        precision: bounds.precision(),
         size_ratio,
         decimation,
         notes,
@@ -397,23 +393,24 @@ fn decimate(model: &Model, budget: PointBudget, file: &Path) -> Result<Option<va
 /// and combined in order, so the figures do not depend on the thread count.
 fn decimation_error(
     source: &Model,
-    baked: &Model,
+    baked: &Rig,
     clips: &[&Clip],
-    frames: &[Frames],
+    clip_rows: &[ClipRows],
+    poses: &[RowPose],
+    entries: &[ClipEntry],
 ) -> (vat_decimate::SurfaceDistance, usize) {
-    let rows: Vec<usize> = frames.iter().map(|f| f.rows).collect();
+    let rows: Vec<usize> = clip_rows.iter().map(|r| r.rows as usize).collect();
     let picked = vat_decimate::measured_rows(&rows, vat_decimate::MEASURED_ROWS);
     let jobs: Vec<(usize, usize)> =
         picked.iter().enumerate().flat_map(|(clip, rows)| rows.iter().map(move |&row| (clip, row))).collect();
+    let source_rig = Rig::new(source);
     let distances: Vec<vat_decimate::SurfaceDistance> = jobs
         .par_iter()
         .map(|&(clip, row)| {
-            let time = row_times(frames[clip].rows as u32, clips[clip].duration())[row];
-            let pose = vat_skin::sample_pose(source, Some(clips[clip]), time);
-            let mut positions = vec![Vec3::ZERO; source.points.len()];
-            let mut normals = vec![Vec3::ZERO; source.points.len()];
-            vat_skin::evaluate_pose(source, &pose, &mut positions, &mut normals);
-            vat_decimate::pose_error(source, &positions, baked, frames[clip].row_positions(row))
+            let time = clip_rows[clip].time(row as u32);
+            let source_positions = texels::positions(&source_rig, &source_rig.pose(Some(clips[clip]), time));
+            let baked_positions = texels::positions(baked, &poses[entries[clip].row as usize + row]);
+            vat_decimate::pose_error(source, &source_positions, baked.model(), &baked_positions)
         })
         .collect();
     let error =

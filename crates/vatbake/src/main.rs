@@ -13,6 +13,7 @@ mod rest_mesh;
 mod roster;
 mod settings;
 mod slots;
+mod texels;
 
 use crate::messages::out;
 use std::io::IsTerminal;

@@ -31,22 +31,34 @@ impl Staged {
 
     /// Writes `bytes` to a temporary file beside `name` in the output folder.
     pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.write_with(name, |file| Ok(file.write_all(bytes)?))?;
+        Ok(())
+    }
+
+    /// Lets `write` fill a temporary file beside `name` in the output folder, and
+    /// returns the file's length. On an error the temporary file is removed.
+    pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut fs::File) -> Result<()>) -> Result<u64> {
         check_file_name(name)?;
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create the output folder {}", self.dir.display()))?;
         let target = self.dir.join(name);
         let temp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let result = (|| -> std::io::Result<()> {
-            // No fsync: the rename is what keeps readers from a half-written file, and a
-            // build step that bakes hundreds of units should not wait on the disk.
-            fs::File::create(&temp)?.write_all(bytes)
-        })();
-        if let Err(e) = result {
-            let _ = fs::remove_file(&temp);
-            return Err(e).with_context(|| format!("cannot write {}", target.display()));
+        // No fsync: the rename is what keeps readers from a half-written file, and a
+        // build step that bakes hundreds of units should not wait on the disk.
+        let result = fs::File::create(&temp).map_err(anyhow::Error::from).and_then(|mut file| {
+            write(&mut file)?;
+            Ok(file.metadata()?.len())
+        });
+        match result {
+            Ok(len) => {
+                self.files.push((temp, target));
+                Ok(len)
+            }
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                Err(e.context(format!("cannot write {}", target.display())))
+            }
         }
-        self.files.push((temp, target));
-        Ok(())
     }
 
     /// Renames every staged file into place.

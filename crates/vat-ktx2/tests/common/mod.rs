@@ -34,7 +34,7 @@ pub fn lcg_image(width: u32, height: u32, seed: u64) -> Rgba16Image {
 }
 
 pub fn options() -> Ktx2Options {
-    Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string() }
+    Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string(), workers: 1 }
 }
 
 pub fn u32_at(bytes: &[u8], offset: usize) -> u32 {
@@ -98,4 +98,21 @@ pub fn with_level(file: &[u8], level: &[u8], uncompressed: u64) -> Vec<u8> {
     set_u64(&mut out, offset::LEVEL0_LENGTH, level.len() as u64);
     set_u64(&mut out, offset::LEVEL0_UNCOMPRESSED, uncompressed);
     out
+}
+
+/// Texels that behave like a bake: each row a small, point-dependent step from
+/// the one above, with a little noise in the low bits. Compressible, so zstd
+/// finds matches across rows as it does on real textures.
+pub fn animated_image(width: u32, height: u32) -> Rgba16Image {
+    let mut lcg = Lcg::new(11);
+    let mut texels = Vec::with_capacity((width * height * 4) as usize);
+    for row in 0..height {
+        for column in 0..width {
+            for channel in 0..4u32 {
+                let base = (column * 37 + channel * 9_000 + row * (column % 7 + 1)) as u16;
+                texels.push(base.wrapping_add((lcg.next_u64() >> 62) as u16));
+            }
+        }
+    }
+    Rgba16Image { width, height, texels }
 }
