@@ -19,6 +19,7 @@
 //! within the budget. Only points some surviving (non-degenerate) triangle uses
 //! are counted: the others would be texture columns no one draws, and are dropped.
 
+use crate::sets::{find, union};
 use glam::{Quat, Vec3};
 
 use crate::weld::Sites;
@@ -101,25 +102,6 @@ pub(crate) struct Clusterer<'a> {
     mark: Vec<u32>,
     alive: Vec<bool>,
     generation: u32,
-}
-
-fn find(parent: &mut [u32], mut site: u32) -> u32 {
-    while parent[site as usize] != site {
-        let grandparent = parent[parent[site as usize] as usize];
-        parent[site as usize] = grandparent;
-        site = grandparent;
-    }
-    site
-}
-
-/// Joins two sets; the smaller id wins, so the result never depends on edge order.
-fn union(parent: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra < rb {
-        parent[rb as usize] = ra;
-    } else if rb < ra {
-        parent[ra as usize] = rb;
-    }
 }
 
 fn degenerate(roots: [u32; 3]) -> bool {

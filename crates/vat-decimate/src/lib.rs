@@ -87,6 +87,7 @@
 mod cluster;
 mod distance;
 mod merge;
+mod sets;
 mod weld;
 
 use glam::Vec3;

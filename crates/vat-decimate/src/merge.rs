@@ -18,6 +18,7 @@
 //! point when it settles away from their centroid; the normal is their average.
 //! Normals, uv and morph deltas are each side's own.
 
+use crate::sets::{find, union};
 use std::collections::HashSet;
 
 use glam::{DMat3, DVec3, Vec2, Vec3};
@@ -412,24 +413,6 @@ impl<'a> Seams<'a> {
             u32::MAX => None,
             vertex => Some(&self.points[self.cluster_of_vertex[vertex as usize] as usize]),
         }
-    }
-}
-
-fn find(parent: &mut [u32], mut item: u32) -> u32 {
-    while parent[item as usize] != item {
-        let grandparent = parent[parent[item as usize] as usize];
-        parent[item as usize] = grandparent;
-        item = grandparent;
-    }
-    item
-}
-
-fn union(parent: &mut [u32], a: u32, b: u32) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra < rb {
-        parent[rb as usize] = ra;
-    } else if rb < ra {
-        parent[ra as usize] = rb;
     }
 }
 

@@ -184,23 +184,15 @@ impl Reader<'_> {
         }
         let count = accessor.count.0 as usize;
         let element_size = components * component_size;
+        let normalized = accessor.normalized;
+        let elements =
+            |bytes, stride| Elements { bytes, stride, count, component_type, component_size, components, normalized };
         let Some(view_index) = accessor.buffer_view.map(|v| v.value()) else {
             if count.saturating_mul(components) > MAX_ZERO_FILLED_VALUES {
                 return Err(self.invalid(format!("accessor {index} ({what}) asks for {count} elements with no data")));
             }
             self.charge(count * components, what)?;
-            return Ok((
-                Elements {
-                    bytes: &[],
-                    stride: 0,
-                    count,
-                    component_type,
-                    component_size,
-                    components,
-                    normalized: accessor.normalized,
-                },
-                accessor,
-            ));
+            return Ok((elements(&[], 0), accessor));
         };
         let (view, stride) = self.view(view_index)?;
         let stride = stride.unwrap_or(element_size);
@@ -229,18 +221,7 @@ impl Reader<'_> {
             }
         }
         self.charge(count * components, what)?;
-        Ok((
-            Elements {
-                bytes: &view[offset.min(view.len())..],
-                stride,
-                count,
-                component_type,
-                component_size,
-                components,
-                normalized: accessor.normalized,
-            },
-            accessor,
-        ))
+        Ok((elements(&view[offset.min(view.len())..], stride), accessor))
     }
 
     /// Reads an accessor as floats (`count × components`), normalizing integers
