@@ -6,6 +6,11 @@
 //! resting box is not clipped. Normals are octahedral-encoded, 8 + 8 bits, packed
 //! into the alpha channel (high byte x, low byte y).
 //!
+//! [`Quantizer`] and [`encode_texels`] are what the bake runs on every texel;
+//! [`pack`] does the same for callers that hold [`Frames`]. Both encodings have
+//! fixed error bounds ([`Bounds::precision`], [`NORMAL_MAX_ERROR_DEGREES`]), so
+//! nothing is measured per texel.
+//!
 //! What it does not: decide where texels go (that is [`vat_model::Layout`]) or
 //! write files (that is `vat-ktx2`).
 //!
@@ -158,8 +163,10 @@ pub fn encode_direction(n: Vec3A) -> u16 {
     if !(l1 > 0.0 && l1 < f32::INFINITY) {
         return encode_direction(Vec3A::Y);
     }
-    // Division rather than a reciprocal: |x| ≤ l1 keeps x / l1 within ±1 exactly.
-    let (x, y) = (n.x / l1, n.y / l1);
+    // One reciprocal for both: x and y may land an ulp past ±1, which still
+    // rounds to code 255 or 0.
+    let inverse = 1.0 / l1;
+    let (x, y) = (n.x * inverse, n.y * inverse);
     // The lower half folds over the diagonals; selects, not branches, as the sign
     // of z is as good as random from one point to the next.
     let lower = n.z < 0.0;

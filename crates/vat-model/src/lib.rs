@@ -1,12 +1,14 @@
 //! Plain data shared by the vatbake stages.
 //!
-//! The bake is a straight line: load → evaluate → decimate → bounds → encode → write.
+//! The bake is a straight line: load → decimate → evaluate → bounds → pack → encode → write.
 //! The stages meet only in these types: a [`Model`] (points, triangles, node
-//! hierarchy, skins, morph targets, clips) comes out of the loader, [`Frames`] (one
-//! position and normal per point per row) come out of evaluation, and the [`Layout`]
-//! says, in one place, which texel holds which point on which row.
+//! hierarchy, skins, morph targets, clips) comes out of the loader, [`ClipRows`]
+//! says when each row of a clip is sampled, and the [`Layout`] says, in one place,
+//! which texel holds which point on which row. [`Frames`] (one position and normal
+//! per point per row, as floats) are for tests and tools; the bake itself evaluates
+//! rows straight into texels.
 //!
-//! This crate does no I/O and no maths beyond the layout arithmetic.
+//! This crate does no I/O and no maths beyond the layout and row arithmetic.
 //!
 //! ```
 //! use vat_model::Layout;

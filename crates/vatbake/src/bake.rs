@@ -33,8 +33,8 @@ const SIZE_GUARD: (f32, f32) = (1.0 / 1.5, 1.5);
 const LOOP_TOLERANCE: f32 = 0.01;
 
 /// Most texels a bake may have (width × height, about points × rows): 2^27, the
-/// 1 GiB of RGBA16 texels `vat-ktx2` writes, and about 4 GiB of memory while baking
-/// (3 GiB of evaluated f32 positions and normals, 1 GiB of texels). See docs/CLI.md.
+/// 1 GiB of RGBA16 texels `vat-ktx2` writes, which is also about the memory a bake
+/// of that size holds (rows are evaluated straight into texels). See docs/CLI.md.
 pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
 
 /// How long each stage took, in milliseconds.
@@ -154,8 +154,9 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
         clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
     let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
     let texels = {
-        let width = model.points.len().clamp(1, settings.max_width.max(1) as usize) as u128;
-        width * model.points.len().div_ceil(width as usize).max(1) as u128 * u128::from(total_rows)
+        // The layout's width and bands (rows do not change them), with the row count in u128.
+        let shape = Layout::new(model.points.len(), 0, settings.max_width as usize);
+        shape.width as u128 * shape.bands as u128 * u128::from(total_rows)
     };
     if texels > u128::from(MAX_TEXELS) {
         return Err(Failure::input(format!(

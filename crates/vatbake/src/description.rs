@@ -104,6 +104,7 @@ pub struct Texture {
     pub width: u32,
     pub height: u32,
     /// Bands the columns are wrapped into; 1 when the points fit in one row of texels.
+    /// More bands share the columns evenly: `width = ceil(points / bands)`.
     pub bands: u32,
     /// Size of the texture file in bytes.
     pub bytes: u64,
@@ -121,7 +122,8 @@ pub struct Positions {
     pub center: [f32; 3],
     /// Half-size of those bounds per axis (0 on a flat axis).
     pub half_extent: [f32; 3],
-    /// Largest position error of the 16-bit round trip over all texels, in model units.
+    /// Largest position error the 16-bit encoding can make with these bounds (half a
+    /// step on every axis: `|half_extent| / 65535`), in model units.
     pub precision: f32,
 }
 
@@ -133,7 +135,8 @@ pub struct Normals {
     pub channel: String,
     /// "octahedral_8_8": high byte octahedral x, low byte y, each `b / 255 · 2 − 1`.
     pub encoding: String,
-    /// Largest angle between an evaluated normal and its decoded value, in degrees.
+    /// Largest angle the encoding can put between a normal and its decoded value, in
+    /// degrees (0.96 for octahedral 8 + 8 with nearest rounding).
     pub max_error_degrees: f32,
 }
 
