@@ -17,61 +17,177 @@ pub(crate) fn encode_ktx2(image: &Rgba16Image, options: &Ktx2Options) -> Result<
 pub(crate) fn write_ktx2<W: Write + Seek>(
     image: &Rgba16Image,
     options: &Ktx2Options,
-    mut out: W,
+    out: W,
 ) -> Result<u64, Ktx2Error> {
-    let raw_len = check_image(image)?;
-    check_options(options)?;
-    let dfd = rgba16_unorm_dfd();
-    let kvd = key_value_data(&options.writer);
+    check_image(image)?;
+    let mut writer = Ktx2Writer::new(out, image.width, image.height, options)?;
+    writer.write_rows(&image.texels)?;
+    writer.finish()
+}
 
-    // Sections follow each other in the order the specification lists them. The
-    // DFD offset (104) is 4-aligned and the DFD a multiple of 4 long, so the
-    // key/value data is 4-aligned as its padding rules assume. There is no
-    // supercompression global data for Zstandard, hence no 8-byte sgdPadding, and a
-    // supercompressed level's required alignment is 1: the level follows the
-    // key/value data directly.
-    let dfd_offset = HEADER_LEN + LEVEL_INDEX_ENTRY_LEN;
-    let kvd_offset = dfd_offset + dfd.len();
-    let level_offset = kvd_offset + kvd.len();
-    let index_field = |value: usize| {
-        u32::try_from(value)
-            .map_err(|_| Ktx2Error::InvalidOptions("the writer string makes the header too long".to_string()))
-    };
+/// A KTX 2.0 file written row by row: the header when it is made, each run of rows
+/// compressed as it comes (Zstandard on worker threads), the level length patched
+/// into the header at the end.
+///
+/// The bytes are those [`crate::encode_ktx2`] gives for the whole image, however the
+/// rows are split between calls and however many workers compress them.
+pub struct Ktx2Writer<W: Write + Seek> {
+    out: W,
+    /// Where the file starts in `out`.
+    start: u64,
+    /// Offset of the level index's `byteLength` field.
+    level_length_at: u64,
+    /// Offset of the level data.
+    level_offset: u64,
+    cctx: CCtx<'static>,
+    buffer: Vec<u8>,
+    /// Texels per row.
+    row_len: usize,
+    raw_len: u64,
+    fed: u64,
+    level_len: u64,
+    #[cfg(target_endian = "big")]
+    converted: Vec<u8>,
+}
 
-    let start = out.stream_position().map_err(Ktx2Error::Io)?;
-    let mut head = Vec::with_capacity(level_offset);
-    head.extend_from_slice(&IDENTIFIER);
-    put_u32(&mut head, VK_FORMAT_R16G16B16A16_UNORM);
-    put_u32(&mut head, TYPE_SIZE);
-    put_u32(&mut head, image.width);
-    put_u32(&mut head, image.height);
-    put_u32(&mut head, 0); // pixelDepth: not a 3D texture
-    put_u32(&mut head, 0); // layerCount: not an array texture
-    put_u32(&mut head, 1); // faceCount: not a cubemap
-    put_u32(&mut head, 1); // levelCount: the base level only, and no mipmaps wanted
-    put_u32(&mut head, SUPERCOMPRESSION_ZSTD);
-    put_u32(&mut head, index_field(dfd_offset)?);
-    put_u32(&mut head, index_field(dfd.len())?);
-    put_u32(&mut head, index_field(kvd_offset)?);
-    put_u32(&mut head, index_field(kvd.len())?);
-    put_u64(&mut head, 0); // sgdByteOffset: must be 0 when sgdByteLength is 0
-    put_u64(&mut head, 0); // sgdByteLength: Zstandard has no global data
-    put_u64(&mut head, level_offset as u64);
-    let level_length_at = head.len();
-    put_u64(&mut head, 0); // byteLength: written once the level is compressed
-    put_u64(&mut head, raw_len);
-    debug_assert_eq!(head.len(), dfd_offset);
-    head.extend_from_slice(&dfd);
-    head.extend_from_slice(&kvd);
-    debug_assert_eq!(head.len(), level_offset);
-    out.write_all(&head).map_err(Ktx2Error::Io)?;
+impl<W: Write + Seek> Ktx2Writer<W> {
+    /// Checks the shape and the options and writes the header at `out`'s current position.
+    pub fn new(mut out: W, width: u32, height: u32, options: &Ktx2Options) -> Result<Self, Ktx2Error> {
+        if width == 0 || height == 0 {
+            return Err(Ktx2Error::EmptyImage { width, height });
+        }
+        let raw_len = image_byte_len(width, height)?;
+        check_options(options)?;
+        let dfd = rgba16_unorm_dfd();
+        let kvd = key_value_data(&options.writer);
 
-    let level_len = compress_level(&image.texels, raw_len, options, &mut out)?;
-    out.seek(SeekFrom::Start(start + level_length_at as u64)).map_err(Ktx2Error::Io)?;
-    out.write_all(&level_len.to_le_bytes()).map_err(Ktx2Error::Io)?;
-    out.seek(SeekFrom::Start(start + level_offset as u64 + level_len)).map_err(Ktx2Error::Io)?;
-    out.flush().map_err(Ktx2Error::Io)?;
-    Ok(level_offset as u64 + level_len)
+        // Sections follow each other in the order the specification lists them. The
+        // DFD offset (104) is 4-aligned and the DFD a multiple of 4 long, so the
+        // key/value data is 4-aligned as its padding rules assume. There is no
+        // supercompression global data for Zstandard, hence no 8-byte sgdPadding, and a
+        // supercompressed level's required alignment is 1: the level follows the
+        // key/value data directly.
+        let dfd_offset = HEADER_LEN + LEVEL_INDEX_ENTRY_LEN;
+        let kvd_offset = dfd_offset + dfd.len();
+        let level_offset = kvd_offset + kvd.len();
+        let index_field = |value: usize| {
+            u32::try_from(value)
+                .map_err(|_| Ktx2Error::InvalidOptions("the writer string makes the header too long".to_string()))
+        };
+
+        let start = out.stream_position().map_err(Ktx2Error::Io)?;
+        let mut head = Vec::with_capacity(level_offset);
+        head.extend_from_slice(&IDENTIFIER);
+        put_u32(&mut head, VK_FORMAT_R16G16B16A16_UNORM);
+        put_u32(&mut head, TYPE_SIZE);
+        put_u32(&mut head, width);
+        put_u32(&mut head, height);
+        put_u32(&mut head, 0); // pixelDepth: not a 3D texture
+        put_u32(&mut head, 0); // layerCount: not an array texture
+        put_u32(&mut head, 1); // faceCount: not a cubemap
+        put_u32(&mut head, 1); // levelCount: the base level only, and no mipmaps wanted
+        put_u32(&mut head, SUPERCOMPRESSION_ZSTD);
+        put_u32(&mut head, index_field(dfd_offset)?);
+        put_u32(&mut head, index_field(dfd.len())?);
+        put_u32(&mut head, index_field(kvd_offset)?);
+        put_u32(&mut head, index_field(kvd.len())?);
+        put_u64(&mut head, 0); // sgdByteOffset: must be 0 when sgdByteLength is 0
+        put_u64(&mut head, 0); // sgdByteLength: Zstandard has no global data
+        put_u64(&mut head, level_offset as u64);
+        let level_length_at = head.len() as u64;
+        put_u64(&mut head, 0); // byteLength: patched in once the level is compressed
+        put_u64(&mut head, raw_len);
+        debug_assert_eq!(head.len(), dfd_offset);
+        head.extend_from_slice(&dfd);
+        head.extend_from_slice(&kvd);
+        debug_assert_eq!(head.len(), level_offset);
+        out.write_all(&head).map_err(Ktx2Error::Io)?;
+
+        Ok(Ktx2Writer {
+            out,
+            start,
+            level_length_at,
+            level_offset: level_offset as u64,
+            cctx: level_compressor(options, raw_len)?,
+            buffer: vec![0u8; CCtx::out_size()],
+            row_len: width as usize * 4,
+            raw_len,
+            fed: 0,
+            level_len: 0,
+            #[cfg(target_endian = "big")]
+            converted: Vec::new(),
+        })
+    }
+
+    /// Compresses whole rows of texels (`width · 4` values each, R G B A), the next
+    /// rows of the image in order.
+    pub fn write_rows(&mut self, texels: &[u16]) -> Result<(), Ktx2Error> {
+        let bytes = texels.len() as u64 * 2;
+        if !texels.len().is_multiple_of(self.row_len) || self.fed + bytes > self.raw_len {
+            return Err(self.count_error(self.fed + bytes));
+        }
+        self.fed += bytes;
+        let last = self.fed == self.raw_len;
+        // KTX 2.0 image data is little-endian whatever the machine.
+        #[cfg(target_endian = "little")]
+        let raw: &[u8] = bytemuck::cast_slice(texels);
+        #[cfg(target_endian = "big")]
+        let raw: &[u8] = {
+            let mut converted = std::mem::take(&mut self.converted);
+            converted.clear();
+            converted.extend(texels.iter().flat_map(|texel| texel.to_le_bytes()));
+            self.converted = converted;
+            &self.converted
+        };
+        // The last bytes of the image go in with the end directive. Ending with no
+        // input left makes zstd's multithreaded mode close the frame with an extra
+        // empty block or not, depending on how far its workers have got: the bytes
+        // would vary from run to run whenever the level is a whole number of jobs long.
+        let (body, tail) = if last { raw.split_at(raw.len() - raw.len().min(1 << 16)) } else { (raw, &[][..]) };
+        let mut input = InBuffer::around(body);
+        while input.pos < body.len() {
+            self.compress(&mut input, ZSTD_EndDirective::ZSTD_e_continue)?;
+        }
+        if last {
+            let mut input = InBuffer::around(tail);
+            while self.compress(&mut input, ZSTD_EndDirective::ZSTD_e_end)? != 0 {}
+        }
+        Ok(())
+    }
+
+    /// Patches the level length into the header; returns the file's length. `out`
+    /// is left positioned after the file, and flushed.
+    pub fn finish(mut self) -> Result<u64, Ktx2Error> {
+        if self.fed != self.raw_len {
+            return Err(self.count_error(self.fed));
+        }
+        let level_len = self.level_len;
+        self.out.seek(SeekFrom::Start(self.start + self.level_length_at)).map_err(Ktx2Error::Io)?;
+        self.out.write_all(&level_len.to_le_bytes()).map_err(Ktx2Error::Io)?;
+        self.out.seek(SeekFrom::Start(self.start + self.level_offset + level_len)).map_err(Ktx2Error::Io)?;
+        self.out.flush().map_err(Ktx2Error::Io)?;
+        Ok(self.level_offset + level_len)
+    }
+
+    /// One call into zstd, its output written on; returns what zstd says is left to flush.
+    fn compress(&mut self, input: &mut InBuffer, directive: ZSTD_EndDirective) -> Result<usize, Ktx2Error> {
+        let mut output = OutBuffer::around(&mut self.buffer[..]);
+        let left = self.cctx.compress_stream2(&mut output, input, directive).map_err(zstd_error)?;
+        let produced = output.pos();
+        self.out.write_all(&self.buffer[..produced]).map_err(Ktx2Error::Io)?;
+        self.level_len += produced as u64;
+        Ok(left)
+    }
+
+    fn count_error(&self, found_bytes: u64) -> Ktx2Error {
+        let texels = self.row_len as u64 / 4;
+        Ktx2Error::TexelCount {
+            width: texels as u32,
+            height: (self.raw_len / (texels * 8)) as u32,
+            found: (found_bytes / 2) as usize,
+            expected: self.raw_len / 2,
+        }
+    }
 }
 
 /// Checks the dimensions and the texel count; returns the raw byte length.
@@ -105,8 +221,7 @@ fn check_options(options: &Ktx2Options) -> Result<(), Ktx2Error> {
     Ok(())
 }
 
-/// Compresses the whole level as one Zstandard frame, streamed into `out`;
-/// returns the compressed length.
+/// The Zstandard compressor of the level: one frame for the whole level.
 ///
 /// One frame, because consecutive rows are consecutive animation frames and
 /// nearly identical: a single frame lets zstd match each row against the one
@@ -117,7 +232,7 @@ fn check_options(options: &Ktx2Options) -> Result<(), Ktx2Error> {
 /// Always zstd's multithreaded mode, with at least one worker: its streaming
 /// output is the same for any number of workers (single-threaded mode gives
 /// other bytes), so the file does not depend on the machine's core count. The
-/// workers compress independent jobs of a few MiB while this thread feeds them
+/// workers compress independent jobs of a few MiB while the caller feeds them
 /// and writes what they finish.
 /// No explicit window log: zstd's level presets never exceed 27 (128 MiB), the
 /// largest window decoders accept without being told to (`zstd -d`, the zstddec
@@ -127,45 +242,16 @@ fn check_options(options: &Ktx2Options) -> Result<(), Ktx2Error> {
 /// points) back. Measured with `examples/levels.rs`: within 0.1% at levels 19 and
 /// 22, up to 1.6% larger at levels 3 and 9, and where it helps (level 1, up to 9%)
 /// level 3 without it is smaller still.
-fn compress_level<W: Write>(texels: &[u16], raw_len: u64, options: &Ktx2Options, mut out: W) -> Result<u64, Ktx2Error> {
-    let zstd = |code: usize| Ktx2Error::Zstd(std::io::Error::other(zstd_safe::get_error_name(code)));
+fn level_compressor(options: &Ktx2Options, raw_len: u64) -> Result<CCtx<'static>, Ktx2Error> {
     let mut cctx = CCtx::try_create().ok_or_else(|| Ktx2Error::Zstd(std::io::Error::other("out of memory")))?;
-    cctx.set_parameter(CParameter::CompressionLevel(options.zstd_level)).map_err(zstd)?;
-    cctx.set_parameter(CParameter::NbWorkers(options.workers.max(1))).map_err(zstd)?;
-    cctx.set_parameter(CParameter::ChecksumFlag(true)).map_err(zstd)?;
-    cctx.set_parameter(CParameter::ContentSizeFlag(true)).map_err(zstd)?;
-    cctx.set_pledged_src_size(Some(raw_len)).map_err(zstd)?;
+    cctx.set_parameter(CParameter::CompressionLevel(options.zstd_level)).map_err(zstd_error)?;
+    cctx.set_parameter(CParameter::NbWorkers(options.workers.max(1))).map_err(zstd_error)?;
+    cctx.set_parameter(CParameter::ChecksumFlag(true)).map_err(zstd_error)?;
+    cctx.set_parameter(CParameter::ContentSizeFlag(true)).map_err(zstd_error)?;
+    cctx.set_pledged_src_size(Some(raw_len)).map_err(zstd_error)?;
+    Ok(cctx)
+}
 
-    // KTX 2.0 image data is little-endian whatever the machine.
-    let converted: Vec<u8>;
-    let raw: &[u8] = if cfg!(target_endian = "little") {
-        bytemuck::cast_slice(texels)
-    } else {
-        converted = texels.iter().flat_map(|texel| texel.to_le_bytes()).collect();
-        &converted
-    };
-    // The last bytes go in with the end directive. Ending with no input left makes
-    // zstd's multithreaded mode close the frame with an extra empty block or not,
-    // depending on how far its workers have got: the bytes would vary from run to
-    // run whenever the level is a whole number of jobs long.
-    let (body, tail) = raw.split_at(raw.len() - raw.len().min(1 << 16));
-    let mut buffer = vec![0u8; zstd_safe::CCtx::out_size()];
-    let mut written = 0u64;
-    let mut input = InBuffer::around(body);
-    while input.pos < body.len() {
-        let mut output = OutBuffer::around(&mut buffer[..]);
-        cctx.compress_stream2(&mut output, &mut input, ZSTD_EndDirective::ZSTD_e_continue).map_err(zstd)?;
-        out.write_all(output.as_slice()).map_err(Ktx2Error::Io)?;
-        written += output.pos() as u64;
-    }
-    let mut input = InBuffer::around(tail);
-    loop {
-        let mut output = OutBuffer::around(&mut buffer[..]);
-        let left = cctx.compress_stream2(&mut output, &mut input, ZSTD_EndDirective::ZSTD_e_end).map_err(zstd)?;
-        out.write_all(output.as_slice()).map_err(Ktx2Error::Io)?;
-        written += output.pos() as u64;
-        if left == 0 {
-            return Ok(written);
-        }
-    }
+fn zstd_error(code: usize) -> Ktx2Error {
+    Ktx2Error::Zstd(std::io::Error::other(zstd_safe::get_error_name(code)))
 }

@@ -6,7 +6,8 @@
 //! one face, the whole level compressed as a single Zstandard frame
 //! (`supercompressionScheme` 2), a Data Format Descriptor describing those texels,
 //! and the `KTXorientation` = `rd` (row 0 is the top) and `KTXwriter` metadata;
-//! [`write_ktx2`] streams the same bytes into a file. The bytes depend only on the
+//! [`write_ktx2`] streams the same bytes into a file, and [`Ktx2Writer`] takes the
+//! image a few rows at a time, so a caller never needs to hold all of it. The bytes depend only on the
 //! image, the level, the writer string and the zstd library version: no
 //! timestamps, and the same bytes for any number of worker threads. [`decode_ktx2`] reads such files back (from us or
 //! any other writer, uncompressed or Zstandard), checking every size before it
@@ -40,6 +41,7 @@ mod error;
 mod layout;
 mod png16;
 
+pub use encode::Ktx2Writer;
 pub use error::Ktx2Error;
 pub use layout::{MAX_IMAGE_BYTES, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_UNORM};
 

@@ -147,6 +147,15 @@ fn the_bytes_do_not_depend_on_the_worker_count() {
         assert_eq!(encode(2), one, "level {level}, 2 workers");
         assert_eq!(encode(3), one, "level {level}, 3 workers");
         assert_eq!(encode(0), one, "level {level}, 0 workers counts as 1");
+        // Fed 13 rows at a time (runs that cut across zstd's jobs), on 2 workers.
+        let mut out = std::io::Cursor::new(Vec::new());
+        let options = Ktx2Options { zstd_level: level, workers: 2, ..options() };
+        let mut writer = vat_ktx2::Ktx2Writer::new(&mut out, 2048, 1024, &options).unwrap();
+        for rows in image.texels.chunks(13 * 2048 * 4) {
+            writer.write_rows(rows).unwrap();
+        }
+        writer.finish().unwrap();
+        assert_eq!(out.into_inner(), one, "level {level}, 13 rows at a time");
         assert_eq!(vat_ktx2::decode_ktx2(&one).unwrap(), image);
     }
 }
@@ -162,6 +171,40 @@ fn writing_into_a_stream_gives_the_encoded_bytes_after_what_was_there() {
     assert_eq!(written, encoded.len() as u64);
     assert_eq!(&bytes[..6], b"prefix");
     assert_eq!(&bytes[6..], &encoded[..]);
+}
+
+#[test]
+fn rows_written_in_any_runs_give_the_same_bytes() {
+    let image = animated_image(300, 200);
+    let whole = encode_ktx2(&image, &options()).unwrap();
+    let row = 300 * 4;
+    for rows_per_call in [1usize, 7, 64, 199] {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut writer = vat_ktx2::Ktx2Writer::new(&mut out, 300, 200, &options()).unwrap();
+        for rows in image.texels.chunks(rows_per_call * row) {
+            writer.write_rows(rows).unwrap();
+        }
+        assert_eq!(writer.finish().unwrap(), whole.len() as u64);
+        assert_eq!(out.into_inner(), whole, "{rows_per_call} rows per call");
+    }
+}
+
+#[test]
+fn a_writer_refuses_part_rows_too_many_rows_and_too_few() {
+    let image = lcg_image(10, 3, 1);
+    let new = || vat_ktx2::Ktx2Writer::new(std::io::Cursor::new(Vec::new()), 10, 3, &options()).unwrap();
+    let texel_count = |e| matches!(e, vat_ktx2::Ktx2Error::TexelCount { .. });
+    assert!(texel_count(new().write_rows(&image.texels[..39]).unwrap_err()), "part of a row");
+    let mut writer = new();
+    writer.write_rows(&image.texels).unwrap();
+    assert!(texel_count(writer.write_rows(&image.texels[..40]).unwrap_err()), "a fourth row");
+    let mut writer = new();
+    writer.write_rows(&image.texels[..80]).unwrap();
+    assert!(texel_count(writer.finish().unwrap_err()), "two rows of three");
+    assert!(matches!(
+        vat_ktx2::Ktx2Writer::new(std::io::Cursor::new(Vec::new()), 0, 3, &options()),
+        Err(vat_ktx2::Ktx2Error::EmptyImage { .. })
+    ));
 }
 
 #[test]

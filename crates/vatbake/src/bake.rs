@@ -236,7 +236,8 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     });
     timings.measure = ms(at);
 
-    // Pack: every row evaluated again, in full, straight into texels.
+    // Pack: every row evaluated again, in full, straight into texels, compressed
+    // into the staged texture file as they come.
     let at = Instant::now();
     if layout.bands > 1 {
         warnings.push(format!(
@@ -247,15 +248,8 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
             layout.width
         ));
     }
-    let texels = texels::texels(&rig, &poses, &layout, &bounds);
-    drop(poses);
-    timings.pack = ms(at);
-
-    // Encode: the texture straight into its staged file, then the rest mesh and the description.
-    let at = Instant::now();
     let mut staged = Staged::new(&settings.out_dir);
     let output = |e: anyhow::Error| Failure::output(format!("{e:#}"));
-    let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
     let (texture_bytes, texture_name, container, supercompression) = match settings.texture_format {
         TextureFormat::Ktx2 => {
             let name = format!("{}.vat.ktx2", settings.name);
@@ -264,9 +258,12 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
                 writer: GENERATOR.to_string(),
                 workers: rayon::current_num_threads() as u32,
             };
+            let (width, height) = (layout.width as u32, layout.height as u32);
             let bytes = staged
                 .write_with(&name, |file| {
-                    vat_ktx2::write_ktx2(&image, &options, std::io::BufWriter::new(file))?;
+                    let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
+                    texels::stream_texels(&rig, &poses, &layout, &bounds, |rows| writer.write_rows(rows))?;
+                    writer.finish()?;
                     Ok(())
                 })
                 .map_err(output)?;
@@ -278,13 +275,19 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
                  reduce it to 8 bits; ship the KTX2 unless a tool can read nothing else"
                     .into(),
             );
+            let texels = texels::texels(&rig, &poses, &layout, &bounds);
+            let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
             let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
             let name = format!("{}.vat.png", settings.name);
             staged.write(&name, &png).map_err(output)?;
             (png.len() as u64, name, "png", "none")
         }
     };
-    drop(image);
+    drop(poses);
+    timings.pack = ms(at);
+
+    // Encode the rest mesh and the description.
+    let at = Instant::now();
     let mesh_name = format!("{}.rest.glb", settings.name);
     let description_name = format!("{}.vat.json", settings.name);
     let glb = rest_mesh::write_glb(&RestMesh {

@@ -11,6 +11,8 @@
 //! Work is split by image rows (one row of one band); each depends only on its
 //! own pose and points, so the bytes are the same at any thread count.
 
+use std::sync::mpsc;
+
 use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 use vat_bounds::{Bounds, Quantizer};
@@ -68,22 +70,114 @@ struct Extent {
 }
 
 /// RGBA16 texels of every image row: RGB the position against `bounds`, A the
-/// normal. Texels past the last point of the last band stay zero.
+/// normal. Texels past the last point of the last band are zero.
 pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, bounds: &Bounds) -> Vec<u16> {
-    assert_eq!(poses.len(), layout.rows, "one pose per row");
     let mut texels = vec![0u16; layout.texels() * 4];
+    fill_rows(rig, poses, layout, &Quantizer::new(bounds), 0, &mut texels);
+    texels
+}
+
+/// Bytes of texels handed on at a time by [`stream_texels`]: a few of zstd's jobs.
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// Chunks in flight: one being filled, one being compressed, one spare.
+const CHUNKS: usize = 3;
+
+/// The texels of [`texels`], handed to `sink` a few MiB of whole image rows at a
+/// time, in order, without ever holding the whole image.
+///
+/// With more than one thread in the pool, `sink` runs on a thread of its own, so
+/// compressing one chunk overlaps with evaluating the next; on one thread it is
+/// called in line (a second thread would only take turns with the first). The
+/// chunks are the same either way. The first error `sink` returns stops the
+/// evaluation and is returned.
+pub fn stream_texels<E: Send>(
+    rig: &Rig,
+    poses: &[RowPose],
+    layout: &Layout,
+    bounds: &Bounds,
+    sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
+) -> Result<(), E> {
+    stream_chunks(rig, poses, layout, bounds, CHUNK_BYTES, sink)
+}
+
+fn stream_chunks<E: Send>(
+    rig: &Rig,
+    poses: &[RowPose],
+    layout: &Layout,
+    bounds: &Bounds,
+    chunk_bytes: usize,
+    mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
+) -> Result<(), E> {
+    let row_len = layout.width * 4;
+    let rows_per_chunk = (chunk_bytes / (row_len * 2)).clamp(1, layout.height.max(1));
     let quantizer = Quantizer::new(bounds);
+    if rayon::current_num_threads() <= 1 {
+        let mut chunk = vec![0u16; rows_per_chunk * row_len];
+        for first_row in (0..layout.height).step_by(rows_per_chunk) {
+            let rows = rows_per_chunk.min(layout.height - first_row);
+            fill_rows(rig, poses, layout, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            sink(&chunk[..rows * row_len])?;
+        }
+        return Ok(());
+    }
+    std::thread::scope(|scope| {
+        let (filled, to_sink) = mpsc::sync_channel::<(usize, Vec<u16>)>(1);
+        let (recycle, recycled) = mpsc::sync_channel::<Vec<u16>>(CHUNKS);
+        let encoder = scope.spawn(move || {
+            for (rows, chunk) in to_sink {
+                sink(&chunk[..rows * row_len])?;
+                // The filling side may have stopped already; the chunk is then dropped.
+                let _ = recycle.send(chunk);
+            }
+            Ok(())
+        });
+        let mut allocated = 0;
+        for first_row in (0..layout.height).step_by(rows_per_chunk) {
+            let rows = rows_per_chunk.min(layout.height - first_row);
+            let mut chunk = if allocated < CHUNKS {
+                allocated += 1;
+                vec![0u16; rows_per_chunk * row_len]
+            } else {
+                match recycled.recv() {
+                    Ok(chunk) => chunk,
+                    Err(_) => break, // the sink failed and its thread has ended
+                }
+            };
+            fill_rows(rig, poses, layout, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            if filled.send((rows, chunk)).is_err() {
+                break;
+            }
+        }
+        drop(filled);
+        encoder.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Evaluates and encodes the image rows from `first_row` on into `texels` (whole
+/// rows), in parallel by row. Texels past a band's last point are set to zero.
+fn fill_rows(
+    rig: &Rig,
+    poses: &[RowPose],
+    layout: &Layout,
+    quantizer: &Quantizer,
+    first_row: usize,
+    texels: &mut [u16],
+) {
+    assert_eq!(poses.len(), layout.rows, "one pose per row");
     texels.par_chunks_mut(layout.width * 4).enumerate().for_each_init(
         || (vec![Vec3A::ZERO; layout.width], vec![Vec3A::ZERO; layout.width]),
-        |(positions, normals), (y, line)| {
+        |(positions, normals), (k, line)| {
+            let y = first_row + k;
             let points = layout.band_points(y / layout.rows);
             let count = points.len();
             let (positions, normals) = (&mut positions[..count], &mut normals[..count]);
             rig.evaluate(&poses[y % layout.rows], points, positions, normals);
-            vat_bounds::encode_texels(&quantizer, positions, normals, &mut line[..count * 4]);
+            let (used, padding) = line.split_at_mut(count * 4);
+            vat_bounds::encode_texels(quantizer, positions, normals, used);
+            padding.fill(0);
         },
     );
-    texels
 }
 
 /// Positions of every point for one pose.
@@ -92,4 +186,137 @@ pub fn positions(rig: &Rig, pose: &RowPose) -> Vec<Vec3> {
     let mut scratch = vec![Vec3A::ZERO; points];
     rig.positions(pose, 0..points, &mut scratch);
     scratch.into_iter().map(Vec3::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Vec2, Vec3};
+    use vat_model::{Channel, Clip, Interpolation, Local, Model, Node, Part, Points, Property, Trs};
+
+    /// 10 points on a node that a clip slides 2 along x and turns about z.
+    fn model() -> (Model, Clip) {
+        let node = Node {
+            name: None,
+            parent: None,
+            children: vec![],
+            rest: Local::Trs(Trs::default()),
+            morph_weights: vec![],
+        };
+        let part = Part {
+            node: 0,
+            mesh: 0,
+            primitive: 0,
+            material: None,
+            skin: None,
+            first_point: 0,
+            point_count: 10,
+            first_triangle: 0,
+            triangle_count: 0,
+            morph_targets: vec![],
+        };
+        let positions: Vec<Vec3> = (0..10).map(|i| Vec3::new(i as f32 * 0.1, (i % 3) as f32, 0.5)).collect();
+        let points = Points {
+            normals: (0..10).map(|i| Vec3::new(0.0, (i as f32).cos(), (i as f32).sin())).collect(),
+            uv0: vec![Vec2::ZERO; 10],
+            joints: vec![[0; 8]; 10],
+            weights: vec![[0.0; 8]; 10],
+            positions,
+        };
+        let model = Model { nodes: vec![node], scene_roots: vec![0], parts: vec![part], points, ..Model::default() };
+        let slide = Channel {
+            node: 0,
+            property: Property::Translation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![0.0, 0.0, 0.0, 2.0, 0.0, 0.0],
+        };
+        let turn = Channel {
+            node: 0,
+            property: Property::Rotation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![
+                0.0,
+                0.0,
+                0.0,
+                1.0,
+                0.0,
+                0.0,
+                std::f32::consts::FRAC_1_SQRT_2,
+                std::f32::consts::FRAC_1_SQRT_2,
+            ],
+        };
+        (model, Clip { name: None, source_index: 0, channels: vec![slide, turn] })
+    }
+
+    fn in_pool<T: Send>(threads: usize, run: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(run)
+    }
+
+    #[test]
+    fn streamed_chunks_are_the_whole_image_at_any_thread_count() {
+        let (model, clip) = model();
+        let rig = Rig::new(&model);
+        let rows = [ClipRows::new(1.0, 30.0, None)];
+        let poses = row_poses(&rig, &[&clip], &rows);
+        // 10 points at 4 columns: three bands of 4 (the last 2 short) × 31 rows.
+        let layout = Layout::new(10, 31, 4);
+        let bounds = bounds(&rig, &poses).unwrap();
+        // The same box as the float frames give.
+        let frames = vat_skin::evaluate_clip(&model, Some(&clip), &rows[0].times());
+        assert_eq!(bounds, Bounds::of_frames([&frames]));
+        let whole = texels(&rig, &poses, &layout, &bounds);
+        assert_eq!(whole.len(), 4 * 93 * 4);
+        // The padding of the last band is zero, the rest is not.
+        assert!(whole[(62 * 4 + 2) * 4..(63 * 4) * 4].iter().all(|&v| v == 0));
+        assert!(whole[(62 * 4 + 1) * 4..(62 * 4 + 2) * 4].iter().any(|&v| v != 0));
+        for threads in [1, 2, 3] {
+            // 5 rows of 32 bytes a chunk: 19 chunks, the last of 3 rows, recycled buffers included.
+            let streamed = in_pool(threads, || {
+                let mut streamed = Vec::new();
+                stream_chunks(&rig, &poses, &layout, &bounds, 5 * 32, |rows: &[u16]| {
+                    assert_eq!(rows.len() % 16, 0, "whole rows");
+                    streamed.extend_from_slice(rows);
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+                streamed
+            });
+            assert_eq!(streamed, whole, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_stream_with_its_error() {
+        let (model, clip) = model();
+        let rig = Rig::new(&model);
+        let poses = row_poses(&rig, &[&clip], &[ClipRows::new(1.0, 30.0, None)]);
+        let layout = Layout::new(10, 31, 4);
+        let bounds = bounds(&rig, &poses).unwrap();
+        for threads in [1, 2] {
+            let mut calls = 0;
+            let result = in_pool(threads, || {
+                stream_chunks(&rig, &poses, &layout, &bounds, 32, |_: &[u16]| {
+                    calls += 1;
+                    if calls == 3 {
+                        Err("disk full")
+                    } else {
+                        Ok(())
+                    }
+                })
+            });
+            assert_eq!(result, Err("disk full"), "{threads} threads");
+            assert_eq!(calls, 3, "nothing is handed on after the error ({threads} threads)");
+        }
+    }
+
+    #[test]
+    fn a_position_that_is_not_finite_has_no_bounds() {
+        let (mut model, clip) = model();
+        model.points.positions[7] = Vec3::new(f32::NAN, 0.0, 0.0);
+        let rig = Rig::new(&model);
+        let poses = row_poses(&rig, &[&clip], &[ClipRows::new(1.0, 30.0, None)]);
+        assert_eq!(bounds(&rig, &poses), None);
+    }
 }
