@@ -62,6 +62,10 @@ pub struct Bake {
     pub out_dir: PathBuf,
     /// Flags after `bake MODEL -o OUTDIR --json -q`, e.g. `--points all --zstd-level 1`.
     pub flags: Vec<String>,
+    /// Remove OUTDIR before every run, outside the timed span, so that no run pays
+    /// the file system for replacing the previous run's files (tens of MB of
+    /// texture to free). Off, every run after the first replaces them, as a rebake does.
+    pub fresh_output: bool,
 }
 
 impl Bake {
@@ -91,6 +95,15 @@ impl Bake {
         command.args(&all[1..]);
         set_env(&mut command, cores);
         command
+    }
+
+    /// With `fresh_output`, removes OUTDIR (vatbake makes it again).
+    fn clear_output(&self) -> Result<()> {
+        if self.fresh_output && self.out_dir.exists() {
+            std::fs::remove_dir_all(&self.out_dir)
+                .with_context(|| format!("cannot remove {}", self.out_dir.display()))?;
+        }
+        Ok(())
     }
 
     /// The command line as one shell-quoted string (for hyperfine and the report).
@@ -127,10 +140,11 @@ pub fn wall_times(bake: &Bake, cores: Cores, runs: usize, timer: Timer, scratch:
             let mut command = Command::new("hyperfine");
             command
                 .args(["-N", "--style", "none", "--warmup", "1", "--runs", &runs.to_string(), "--export-json"])
-                .arg(&export)
-                .arg(&line)
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped());
+                .arg(&export);
+            if bake.fresh_output {
+                command.arg("--prepare").arg(format!("rm -rf {}", shell_quote(&bake.out_dir.display().to_string())));
+            }
+            command.arg(&line).stdout(Stdio::null()).stderr(Stdio::piped());
             set_env(&mut command, cores);
             let output = command.output().context("cannot run hyperfine")?;
             if !output.status.success() {
@@ -146,6 +160,7 @@ pub fn wall_times(bake: &Bake, cores: Cores, runs: usize, timer: Timer, scratch:
         Timer::Internal => {
             let mut times = Vec::with_capacity(runs);
             for run in 0..=runs {
+                bake.clear_output()?;
                 let mut command = bake.command(cores, &[]);
                 command.stdout(Stdio::null()).stderr(Stdio::piped());
                 let started = Instant::now();
@@ -188,6 +203,7 @@ impl Detail {
 
 /// One bake with its `--json` summary, under `/usr/bin/time -v` when present.
 pub fn detail_run(bake: &Bake, cores: Cores) -> Result<Detail> {
+    bake.clear_output()?;
     std::fs::create_dir_all(&bake.out_dir)?;
     let gnu_time = Path::new(GNU_TIME).is_file();
     let mut command = if gnu_time { bake.command(cores, &[GNU_TIME, "-v"]) } else { bake.command(cores, &[]) };

@@ -137,28 +137,43 @@ struct Bench {
 }
 
 impl Bench {
-    fn bake(&self, case: &Case, config: &str, flags: &[&str]) -> Bake {
+    fn bake(&self, case: &Case, config: &str, flags: &[&str], fresh_output: bool) -> Bake {
         Bake {
             vatbake: self.args.vatbake.clone(),
             model: case.model.clone(),
             out_dir: self.args.work.join("out").join(slug(&case.label)).join(config),
             flags: flags.iter().map(|s| s.to_string()).collect(),
+            fresh_output,
         }
     }
 
-    /// Wall times (hyperfine or the timing loop) and detail runs of one configuration.
+    /// Wall times (hyperfine or the timing loop) and detail runs of one configuration;
+    /// every run after the first replaces the previous run's files, as a rebake does.
     fn measure(&mut self, case: &Case, cores: Cores, config: &str, flags: &[&str]) -> Result<Measured> {
-        self.measure_as(case, cores, config, flags, true)
+        self.measure_as(case, cores, config, flags, true, false)
+    }
+
+    /// [`Bench::measure`] into an output folder emptied before every run.
+    fn measure_fresh(&mut self, case: &Case, cores: Cores, config: &str, flags: &[&str]) -> Result<Measured> {
+        self.measure_as(case, cores, config, flags, true, true)
     }
 
     /// Detail runs only; their own spawn-to-exit times (`/usr/bin/time` included,
     /// about a millisecond) stand for the wall time. For multi-second bakes.
     fn measure_detail_only(&mut self, case: &Case, cores: Cores, config: &str, flags: &[&str]) -> Result<Measured> {
-        self.measure_as(case, cores, config, flags, false)
+        self.measure_as(case, cores, config, flags, false, false)
     }
 
-    fn measure_as(&mut self, case: &Case, cores: Cores, config: &str, flags: &[&str], timed: bool) -> Result<Measured> {
-        let bake = self.bake(case, config, flags);
+    fn measure_as(
+        &mut self,
+        case: &Case,
+        cores: Cores,
+        config: &str,
+        flags: &[&str],
+        timed: bool,
+        fresh_output: bool,
+    ) -> Result<Measured> {
+        let bake = self.bake(case, config, flags, fresh_output);
         eprintln!("  {} [{}] {}", case.label, cores.label(), flags.join(" "));
         let load_1m = load_average();
         let scratch = self.args.work.join("scratch");
@@ -262,7 +277,7 @@ fn main() -> Result<()> {
             continue;
         }
         let case = Case { label, model, role: Role::Fixture };
-        match runner::detail_run(&bench.bake(&case, "probe", &["--points", "all"]), Cores::All) {
+        match runner::detail_run(&bench.bake(&case, "probe", &["--points", "all"], false), Cores::All) {
             Ok(_) => cases.push(case),
             Err(e) => refused.push((case.label, first_line(&format!("{e:#}")))),
         }
@@ -541,8 +556,10 @@ fn compression_table(bench: &mut Bench, rows: &[(Case, Measured, Measured)]) -> 
         std::fs::write(&delta_path, row_deltas(&image))?;
         let delta_bytes = zstd_size(zstd_cli, &delta_path)?;
         let _ = std::fs::remove_file(&delta_path);
-        let at19 =
-            runner::detail_run(&bench.bake(case, "level-19", &["--points", "all", "--zstd-level", "19"]), Cores::All)?;
+        let at19 = runner::detail_run(
+            &bench.bake(case, "level-19", &["--points", "all", "--zstd-level", "19"], false),
+            Cores::All,
+        )?;
         let ktx19 = at19.number("texture_bytes");
         let (raw_len, ktx_len, png_len) = (raw.len() as f64, ktx2.len() as f64, png.len() as f64);
         s += &format!(
@@ -594,7 +611,7 @@ fn sweep_table(case: &Case, points: &str, sweep: &[(i32, Measured)]) -> String {
     let mut s = format!(
         "\n## Zstd level sweep: {}, {flag} ({} points baked), 1 core (median [min] of {} runs; wall = spawn → exit \
          of the `/usr/bin/time` runs)\n\n\
-         | level | texture bytes | raw / texture | encode ms | whole bake ms | CPU ms | peak RSS MiB |\n\
+         | level | texture bytes | raw / texture | pack ms (evaluate + compress) | whole bake ms | CPU ms | peak RSS MiB |\n\
          |---:|---:|---:|---:|---:|---:|---:|\n",
         case.label,
         bytes(baked),
@@ -605,7 +622,7 @@ fn sweep_table(case: &Case, points: &str, sweep: &[(i32, Measured)]) -> String {
             "| {level} | {} | {} | {} | {} [{}] | {} [{}] | {:.0} |\n",
             bytes(m.summary_number("texture_bytes")),
             ratio(m.summary_number("raw_texel_bytes"), m.summary_number("texture_bytes")),
-            ms(m.stage_median("encode")),
+            ms(m.stage_median("pack")),
             ms(m.wall_median_ms()),
             ms(m.wall_min_ms()),
             cpu(m.cpu_median_ms()),
@@ -703,34 +720,24 @@ fn targets_section(
                 stages_text(m),
             );
         }
-        // The fastest level vatbake accepts, and that level without the padding of a
-        // half-empty last band (every band as wide as needed, no wider).
+        // The fastest level vatbake accepts, replacing the last run's files (a rebake)
+        // and into an emptied folder (a first bake).
         let fastest = bench.args.levels.iter().copied().min().filter(|&l| l < 1);
         if let Some(level) = fastest {
             let level_s = level.to_string();
-            let points = one.summary_number("points") as usize;
-            let bands = points.div_ceil(16_384).max(1);
-            let width = points.div_ceil(bands).to_string();
             let flags = ["--points", "all", "--zstd-level", level_s.as_str()];
-            let balanced = ["--points", "all", "--zstd-level", level_s.as_str(), "--max-width", width.as_str()];
             let runs = [
-                (Cores::One, format!("level {level}"), flags.to_vec(), "fastest-1"),
-                (Cores::All, format!("level {level}"), flags.to_vec(), "fastest-all"),
-                (
-                    Cores::One,
-                    format!("level {level}, `--max-width {width}` ({bands} bands, no padding)"),
-                    balanced.to_vec(),
-                    "balanced-1",
-                ),
-                (
-                    Cores::All,
-                    format!("level {level}, `--max-width {width}` ({bands} bands, no padding)"),
-                    balanced.to_vec(),
-                    "balanced-all",
-                ),
+                (Cores::One, format!("level {level}, replacing the last bake's files"), false, "fastest-1"),
+                (Cores::All, format!("level {level}, replacing the last bake's files"), false, "fastest-all"),
+                (Cores::One, format!("level {level}, into an empty folder"), true, "fastest-fresh-1"),
+                (Cores::All, format!("level {level}, into an empty folder"), true, "fastest-fresh-all"),
             ];
-            for (cores, what, flags, config) in runs {
-                let m = bench.measure(case, cores, config, &flags)?;
+            for (cores, what, fresh, config) in runs {
+                let m = if fresh {
+                    bench.measure_fresh(case, cores, config, &flags)?
+                } else {
+                    bench.measure(case, cores, config, &flags)?
+                };
                 s += &format!(
                     "- (b) with {what}, {}: {}; texture {} bytes of {} raw: {} against {limit} ms → {} ({:.1}× \
                      Blender).\n  Stages (median ms): {}.\n",
