@@ -33,8 +33,8 @@ const SIZE_GUARD: (f32, f32) = (1.0 / 1.5, 1.5);
 const LOOP_TOLERANCE: f32 = 0.01;
 
 /// Most texels a bake may have (width × height, about points × rows): 2^27, the
-/// 1 GiB of RGBA16 texels `vat-ktx2` writes, which is also about the memory a bake
-/// of that size holds (rows are evaluated straight into texels). See docs/CLI.md.
+/// 1 GiB of RGBA16 texels `vat-ktx2` writes and every reader would have to
+/// allocate (the bake itself streams them a few MiB at a time). See docs/CLI.md.
 pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
 
 /// How long each stage took, in milliseconds.
@@ -112,8 +112,26 @@ fn spread(points: &[Vec3]) -> f32 {
     (points.iter().map(|p| p.distance_squared(centroid)).sum::<f32>() / n).sqrt()
 }
 
+/// What a bake tells whoever watches it (a progress bar): the stage it has
+/// started, and how many image rows of the texture are done in the long one.
+/// Called from the bake's threads; the default methods ignore everything.
+pub trait Watch: Sync {
+    fn stage(&self, _name: &'static str) {}
+    fn rows(&self, _done: usize, _total: usize) {}
+}
+
+/// Nobody watching.
+pub struct Unwatched;
+
+impl Watch for Unwatched {}
+
 /// Runs the whole bake for one model.
 pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
+    bake_watched(settings, &Unwatched)
+}
+
+/// [`bake`], telling `watch` how it gets on.
+pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let started = Instant::now();
     let file = settings.input.as_path();
     let mut timings = Timings::default();
@@ -121,6 +139,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // Load.
     let at = Instant::now();
+    watch.stage("load");
     let source_bytes = vat_gltf::read_file(file)?;
     let loaded = vat_gltf::load(file, &source_bytes, &vat_gltf::Options { scene: settings.scene })?;
     let model = loaded.model;
@@ -143,6 +162,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     // Decimate once, on the bind pose, before anything is evaluated: every row is
     // evaluated on the budgeted points. The source model stays, for the error.
     let at = Instant::now();
+    watch.stage("decimate");
     let source = &model;
     let decimation = decimate(source, settings.points, file)?;
     let notes: Vec<String> = decimation.iter().flat_map(|d| d.notes.iter().cloned()).collect();
@@ -171,6 +191,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // Evaluate: the rest pose, and the pose of every row of every clip.
     let at = Instant::now();
+    watch.stage("evaluate");
     let rig = Rig::new(model);
     let rest_pose = vat_skin::sample_pose(model, None, 0.0);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
@@ -201,6 +222,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // Bounds over every row of every clip; a clip loops when its last row is back where its first was.
     let at = Instant::now();
+    watch.stage("bounds");
     let bounds = texels::bounds(&rig, &poses).ok_or_else(|| {
         Failure::input(format!(
             "{}: the animation moves points to positions that are not finite numbers \
@@ -218,6 +240,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // The decimation's error, on a sample of the rows.
     let at = Instant::now();
+    watch.stage("measure");
     let decimation = decimation.as_ref().filter(|d| d.decimated).map(|d| {
         let (error, rows_measured) = decimation_error(source, &rig, &clips, &clip_rows, &poses, &entries);
         let diagonal = bounds.diagonal();
@@ -239,6 +262,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
     // Pack: every row evaluated again, in full, straight into texels, compressed
     // into the staged texture file as they come.
     let at = Instant::now();
+    watch.stage("pack");
     if layout.bands > 1 {
         warnings.push(format!(
             "{} points exceed --max-width {}: the columns wrap into {} bands of {} (see the description's texture.bands)",
@@ -262,7 +286,14 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
             let bytes = staged
                 .write_with(&name, |file| {
                     let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
-                    texels::stream_texels(&rig, &poses, &layout, &bounds, |rows| writer.write_rows(rows))?;
+                    let (mut done, row_len) = (0, layout.width * 4);
+                    watch.rows(0, layout.height);
+                    texels::stream_texels(&rig, &poses, &layout, &bounds, |rows| {
+                        writer.write_rows(rows)?;
+                        done += rows.len() / row_len;
+                        watch.rows(done, layout.height);
+                        Ok::<(), vat_ktx2::Ktx2Error>(())
+                    })?;
                     writer.finish()?;
                     Ok(())
                 })
@@ -288,6 +319,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // Encode the rest mesh and the description.
     let at = Instant::now();
+    watch.stage("encode");
     let mesh_name = format!("{}.rest.glb", settings.name);
     let description_name = format!("{}.vat.json", settings.name);
     let glb = rest_mesh::write_glb(&RestMesh {
@@ -350,6 +382,7 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
 
     // Write: the other two files staged, then all three renamed together.
     let at = Instant::now();
+    watch.stage("write");
     staged.write(&mesh_name, &glb).map_err(output)?;
     staged.write(&description_name, &description_json).map_err(output)?;
     let files = staged.commit().map_err(output)?;
@@ -446,4 +479,67 @@ fn size_guard(ratio: f32, file: &Path) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use std::sync::Mutex;
+
+    /// Everything a watch is told, in order.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Watch for Recorder {
+        fn stage(&self, name: &'static str) {
+            self.0.lock().unwrap().push(name.to_string());
+        }
+        fn rows(&self, done: usize, total: usize) {
+            self.0.lock().unwrap().push(format!("{done}/{total}"));
+        }
+    }
+
+    fn settings(out: &Path, flags: &[&str]) -> BakeSettings {
+        let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/Fox/Fox.glb");
+        let mut argv = vec!["vatbake", "bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        argv.extend(flags);
+        let crate::cli::Command::Bake(args) = crate::cli::Cli::try_parse_from(argv).unwrap().command else {
+            unreachable!("a bake command line")
+        };
+        args.into_settings().unwrap()
+    }
+
+    #[test]
+    fn a_watch_hears_every_stage_and_the_rows_as_they_are_packed() {
+        let out = tempfile::tempdir().unwrap();
+        let recorder = Recorder::default();
+        // 1728 points at 500 columns: 4 bands of 432, 648 image rows; 4 MiB chunks hold them all.
+        let report =
+            bake_watched(&settings(out.path(), &["--points", "all", "--max-width", "500"]), &recorder).unwrap();
+        assert_eq!((report.width, report.height), (432, 648));
+        let heard = recorder.0.into_inner().unwrap();
+        assert_eq!(
+            heard,
+            ["load", "decimate", "evaluate", "bounds", "measure", "pack", "0/648", "648/648", "encode", "write"]
+        );
+    }
+
+    #[test]
+    fn rows_are_reported_chunk_by_chunk_and_end_at_the_height() {
+        let out = tempfile::tempdir().unwrap();
+        let recorder = Recorder::default();
+        // 1728 points: one band of 1728 columns (13.5 KiB a row),
+        // so a 4 MiB chunk is 303 rows; 1000 fps gives the 3 clips 5,286 rows.
+        let settings = settings(out.path(), &["--points", "all", "--fps", "1000"]);
+        let report = bake_watched(&settings, &recorder).unwrap();
+        let rows: Vec<String> = recorder.0.into_inner().unwrap().into_iter().filter(|h| h.contains('/')).collect();
+        let height = report.height as usize;
+        assert!(height > 303 * 2, "height {height}");
+        let expected: Vec<String> = std::iter::once(0)
+            .chain((1..=height.div_ceil(303)).map(|chunk| (chunk * 303).min(height)))
+            .map(|done| format!("{done}/{height}"))
+            .collect();
+        assert_eq!(rows, expected);
+    }
 }

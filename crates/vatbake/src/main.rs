@@ -45,7 +45,14 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Bake(args) => {
             let output = cli::Output::from(&args.output);
             let settings = args.into_settings()?;
-            let report = bake::bake(&settings)?;
+            let report = {
+                let progress = messages::BakeProgress::new(!output.quiet && !output.json);
+                let watch: &dyn bake::Watch = match &progress {
+                    Some(progress) => progress,
+                    None => &bake::Unwatched,
+                };
+                bake::bake_watched(&settings, watch)?
+            };
             if !output.quiet {
                 for w in &report.warnings {
                     messages::warning(w);

@@ -102,3 +102,48 @@ macro_rules! out {
     ($($arg:tt)*) => { $crate::messages::write_line(format_args!($($arg)*)) };
 }
 pub(crate) use out;
+
+/// A progress line on stderr while one bake runs, when stderr is a terminal: the
+/// stage, and the texture's image rows as a bar while they are evaluated and
+/// compressed. Cleared when dropped, so the summary and any error print on a
+/// clean line. Elsewhere (a pipe, a log file, `-q`, `--json`) nothing at all.
+pub struct BakeProgress {
+    bar: indicatif::ProgressBar,
+    /// The bar is drawn from the first `rows` call on; before it, a spinner and the stage.
+    counting: std::sync::Once,
+}
+
+impl BakeProgress {
+    pub fn new(enabled: bool) -> Option<Self> {
+        (enabled && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg:<9} {elapsed}").expect("the template is valid"),
+            );
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            BakeProgress { bar, counting: std::sync::Once::new() }
+        })
+    }
+}
+
+impl crate::bake::Watch for BakeProgress {
+    fn stage(&self, name: &'static str) {
+        self.bar.set_message(name);
+    }
+    fn rows(&self, done: usize, total: usize) {
+        self.counting.call_once(|| {
+            self.bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg:<9} {bar:32} {pos}/{len} rows  {elapsed}")
+                    .expect("the template is valid"),
+            );
+        });
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+    }
+}
+
+impl Drop for BakeProgress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
