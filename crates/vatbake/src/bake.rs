@@ -280,7 +280,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
             let options = vat_ktx2::Ktx2Options {
                 zstd_level: settings.zstd_level,
                 writer: GENERATOR.to_string(),
-                workers: rayon::current_num_threads() as u32,
+                workers: zstd_workers(),
             };
             let (width, height) = (layout.width as u32, layout.height as u32);
             let bytes = staged
@@ -409,6 +409,18 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         warnings,
         description,
     })
+}
+
+/// Zstandard worker threads for one texture: the pool's threads (at most 8) when
+/// the bake has the machine to itself, one when it runs on a pool thread itself,
+/// as a roster's units do (they already fill the cores, and a worker each per
+/// thread per unit would multiply the threads). The bytes are the same for any count.
+fn zstd_workers() -> u32 {
+    if rayon::current_thread_index().is_some() {
+        1
+    } else {
+        rayon::current_num_threads().clamp(1, 8) as u32
+    }
 }
 
 /// The decimation the point budget asks for, in the bind pose; `None` for `--points all`.
