@@ -167,6 +167,24 @@ fn nan_in_keyframes() {
 }
 
 #[test]
+fn positions_that_overflow() {
+    // A joint scaled by 3e38: the skinned positions overflow to infinity.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, buffers) = simple_skin();
+    json["nodes"][1]["scale"] = serde_json::json!([3e38, 3e38, 3e38]);
+    let model = write_model(dir.path(), "overflow.gltf", json, &buffers);
+    let (code, message) = fails(&model, &["--no-size-guard"]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("moves points to positions that are not finite numbers"), "{message}");
+    // With the size guard on, the rest pose already gives it away.
+    let (code, message) = fails(&model, &[]);
+    assert_eq!(code, 3);
+    starts_with_file(&message, &model);
+    assert!(message.contains("the rest pose evaluates to positions that are not finite numbers"), "{message}");
+}
+
+#[test]
 fn draco_is_refused_with_advice() {
     let model = fixture("CesiumMan/glTF-Draco/CesiumMan.gltf");
     let (code, message) = fails(&model, &[]);

@@ -480,10 +480,18 @@ fn size_ratio(model: &Model, rest_positions: &[Vec3]) -> f32 {
 /// tell of a skinning or dequantization bug, which must be an error, not a
 /// silently wrong texture.
 fn size_guard(ratio: f32, file: &Path) -> Result<()> {
+    if !ratio.is_finite() {
+        return Err(Failure::input(format!(
+            "{}: the rest pose evaluates to positions that are not finite numbers \
+             (a joint or node transform overflows); check the rig's joint scales and inverse bind matrices",
+            file.display()
+        ))
+        .into());
+    }
     if !(SIZE_GUARD.0..=SIZE_GUARD.1).contains(&ratio) {
         return Err(Failure::input(format!(
-            "{}: the evaluated rest pose is {ratio:.2}× the size of the bind-pose mesh \
-; a model that comes out the wrong size is refused rather than baked. \
+            "{}: the evaluated rest pose is {ratio:.2}× the size of the bind-pose mesh; \
+             a model that comes out the wrong size is refused rather than baked. \
              Check the rig's joint scales and inverse bind matrices in the exporter, or pass --no-size-guard \
              if the rest pose really differs from the bind pose",
             file.display()
