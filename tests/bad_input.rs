@@ -230,3 +230,42 @@ fn unwritable_output_exits_4() {
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot create the output folder"), "{}", stderr(&o));
 }
+
+/// Ctrl-C in the middle of the texture: exit 130, and the half-written temporary
+/// file is removed, leaving the output folder as it was.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_bake_leaves_nothing_behind() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // Every CesiumMan point at 240 rows a second and zstd level 22: many seconds in
+    // the texture stage, which writes its temporary file from its first chunk on.
+    let model = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+        .args(["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "--points", "all"])
+        .args(["--fps", "240", "--zstd-level", "22"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let temp_file = || {
+        std::fs::read_dir(&out)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !temp_file() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no temporary file appeared");
+        assert!(child.try_wait().unwrap().is_none(), "the bake ended before it could be interrupted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(stderr(&output).contains("interrupted; unfinished files removed"), "{}", stderr(&output));
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -41,6 +41,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: cli::Cli) -> anyhow::Result<u8> {
+    if matches!(cli.command, cli::Command::Bake(_) | cli::Command::Roster(_)) {
+        output::clean_up_on_interrupt();
+    }
     match cli.command {
         cli::Command::Bake(args) => {
             let output = cli::Output::from(&args.output);

@@ -14,6 +14,8 @@ pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_INPUT: u8 = 3;
 pub const EXIT_OUTPUT: u8 = 4;
+/// Stopped by Ctrl-C or a termination signal (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// An error that knows its exit code.
 #[derive(Debug)]

@@ -8,6 +8,38 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+/// The temporary files of every bake in this process that are being written or
+/// wait to be renamed: what an interrupt has to clean up.
+static IN_PROGRESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn track(temp: &Path) {
+    if let Ok(mut files) = IN_PROGRESS.lock() {
+        files.push(temp.to_path_buf());
+    }
+}
+
+fn untrack(temp: &Path) {
+    if let Ok(mut files) = IN_PROGRESS.lock() {
+        files.retain(|file| file != temp);
+    }
+}
+
+/// On Ctrl-C (SIGINT), SIGTERM or SIGHUP: remove every temporary file still
+/// being written, then exit with 130. Without it an interrupted bake would leave
+/// its hidden `.NAME.PID.tmp` files in the output folder. Finished files are
+/// never touched: they are renamed into place whole or not at all.
+pub fn clean_up_on_interrupt() {
+    // Fails only when a handler is already set (a second call): nothing to do then.
+    let _ = ctrlc::set_handler(|| {
+        let files = IN_PROGRESS.lock().map(|files| files.clone()).unwrap_or_default();
+        for file in files {
+            let _ = fs::remove_file(file);
+        }
+        eprintln!("vatbake: interrupted; unfinished files removed");
+        std::process::exit(i32::from(crate::messages::EXIT_INTERRUPTED));
+    });
+}
+
 /// A file name that cannot leave the folder it is joined to.
 pub fn check_file_name(name: &str) -> Result<()> {
     let ok =
@@ -45,6 +77,7 @@ impl Staged {
         let temp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
         // No fsync: the rename is what keeps readers from a half-written file, and a
         // build step that bakes hundreds of units should not wait on the disk.
+        track(&temp);
         let result = fs::File::create(&temp).map_err(anyhow::Error::from).and_then(|mut file| {
             write(&mut file)?;
             Ok(file.metadata()?.len())
@@ -56,6 +89,7 @@ impl Staged {
             }
             Err(e) => {
                 let _ = fs::remove_file(&temp);
+                untrack(&temp);
                 Err(e.context(format!("cannot write {}", target.display())))
             }
         }
@@ -65,12 +99,19 @@ impl Staged {
     pub fn commit(mut self) -> Result<Vec<PathBuf>> {
         let files = std::mem::take(&mut self.files);
         let mut done = Vec::new();
-        for (temp, target) in &files {
+        let renamed = files.iter().try_for_each(|(temp, target)| {
             fs::rename(temp, target)
                 .with_context(|| format!("cannot move the finished file into {}", target.display()))?;
+            untrack(temp);
             done.push(target.clone());
+            Ok::<(), anyhow::Error>(())
+        });
+        // What could not be renamed is removed, as for any bake that fails.
+        for (temp, _) in &files[done.len()..] {
+            let _ = fs::remove_file(temp);
+            untrack(temp);
         }
-        Ok(done)
+        renamed.map(|()| done)
     }
 }
 
@@ -79,6 +120,7 @@ impl Drop for Staged {
     fn drop(&mut self) {
         for (temp, _) in &self.files {
             let _ = fs::remove_file(temp);
+            untrack(temp);
         }
     }
 }
