@@ -225,8 +225,8 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     watch.stage("bounds");
     let bounds = texels::bounds(&rig, &poses).ok_or_else(|| {
         Failure::input(format!(
-            "{}: the animation moves points to positions that are not finite numbers \
-             (a joint or node transform overflows); check the model's scales and keyframes",
+            "{}: the animation moves points to positions that are not finite numbers, or too far apart \
+             for 32-bit floats (a joint or node transform overflows); check the model's scales and keyframes",
             file.display()
         ))
     })?;

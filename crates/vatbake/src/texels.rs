@@ -54,12 +54,15 @@ pub fn bounds(rig: &Rig, poses: &[RowPose]) -> Option<Bounds> {
     if !extent.probe.is_finite() {
         return None;
     }
-    Some(Bounds::from_points(
+    let bounds = Bounds::from_points(
         (points > 0 && !poses.is_empty())
             .then(|| [Vec3::from(extent.min), Vec3::from(extent.max)])
             .into_iter()
             .flatten(),
-    ))
+    );
+    // Finite corners can still be too far apart for f32 (±3e38): the centre or the
+    // half-size would overflow, and the description could not record them.
+    (bounds.center.is_finite() && bounds.half_extent.is_finite()).then_some(bounds)
 }
 
 /// A running box, and a probe that turns NaN at the first position that is not
@@ -311,6 +314,16 @@ mod tests {
             assert_eq!(result, Err("disk full"), "{threads} threads");
             assert_eq!(calls, 3, "nothing is handed on after the error ({threads} threads)");
         }
+    }
+
+    #[test]
+    fn a_box_too_large_for_f32_has_no_bounds() {
+        let (mut model, clip) = model();
+        model.points.positions[0] = Vec3::new(3e38, 0.0, 0.0);
+        model.points.positions[1] = Vec3::new(-3e38, 0.0, 0.0);
+        let rig = Rig::new(&model);
+        let poses = row_poses(&rig, &[&clip], &[ClipRows::new(1.0, 30.0, None)]);
+        assert_eq!(bounds(&rig, &poses), None);
     }
 
     #[test]
