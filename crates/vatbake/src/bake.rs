@@ -198,9 +198,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
     vat_skin::evaluate_pose(model, &rest_pose, &mut rest_positions, &mut rest_normals);
     let size_ratio = size_ratio(model, &rest_positions);
-    if settings.size_guard {
-        size_guard(size_ratio, file)?;
-    }
+    size_guard(size_ratio, settings.size_guard, file)?;
     let poses = texels::row_poses(&rig, &clips, &clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
     let mut row = 0u32;
@@ -476,10 +474,12 @@ fn size_ratio(model: &Model, rest_positions: &[Vec3]) -> f32 {
     spread(rest_positions) / bind
 }
 
-/// Refuses a bake whose evaluated rest pose is far from the bind-pose size: the
-/// tell of a skinning or dequantization bug, which must be an error, not a
-/// silently wrong texture.
-fn size_guard(ratio: f32, file: &Path) -> Result<()> {
+/// Refuses a bake whose evaluated rest pose is far from the bind-pose size (when
+/// `enabled`): the tell of a skinning or dequantization bug, which must be an
+/// error, not a silently wrong texture. A size that is not a finite number (a
+/// transform that overflows) is refused even with the guard off: the rest mesh
+/// could not record it.
+fn size_guard(ratio: f32, enabled: bool, file: &Path) -> Result<()> {
     if !ratio.is_finite() {
         return Err(Failure::input(format!(
             "{}: the rest pose evaluates to positions that are not finite numbers \
@@ -488,7 +488,7 @@ fn size_guard(ratio: f32, file: &Path) -> Result<()> {
         ))
         .into());
     }
-    if !(SIZE_GUARD.0..=SIZE_GUARD.1).contains(&ratio) {
+    if enabled && !(SIZE_GUARD.0..=SIZE_GUARD.1).contains(&ratio) {
         return Err(Failure::input(format!(
             "{}: the evaluated rest pose is {ratio:.2}× the size of the bind-pose mesh; \
              a model that comes out the wrong size is refused rather than baked. \
