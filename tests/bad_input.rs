@@ -207,6 +207,7 @@ fn usage_errors_exit_2() {
         (&["--fps", "0"][..], "give a rate between 0 and 1000"),
         (&["--max-width", "0"][..], "--max-width 0"),
         (&["--zstd-level", "40"][..], "Zstandard levels run from 1 to 22"),
+        (&["--threads", "0"][..], "--threads 0: give at least one thread"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");

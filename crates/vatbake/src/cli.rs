@@ -130,6 +130,9 @@ pub struct BakeArgs {
     /// Make clip-name warnings errors: unassigned or unnamed clips, two clips for one slot, lookalikes, the fallback.
     #[arg(long)]
     pub strict: bool,
+    /// Threads to bake with (default: one per core). The files are the same for any count.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

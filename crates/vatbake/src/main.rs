@@ -47,6 +47,9 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
     match cli.command {
         cli::Command::Bake(args) => {
             let output = cli::Output::from(&args.output);
+            if let Some(threads) = args.threads {
+                use_threads(threads)?;
+            }
             let settings = args.into_settings()?;
             let report = {
                 let progress = messages::BakeProgress::new(!output.quiet && !output.json);
@@ -116,6 +119,17 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
     }
+}
+
+/// Sizes the thread pool every stage (and the Zstandard workers) draw on.
+fn use_threads(threads: usize) -> anyhow::Result<()> {
+    if threads == 0 {
+        return Err(messages::Failure::usage("--threads 0: give at least one thread").into());
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| messages::Failure::usage(format!("--threads {threads}: cannot start the threads: {e}")).into())
 }
 
 fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, verbose: bool) {
