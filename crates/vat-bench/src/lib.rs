@@ -118,8 +118,7 @@ pub fn generate(source: &Path, plan: &GeneratePlan) -> Result<Generated> {
     if model.points.is_empty() {
         bail!("{}: the source model has no points to subdivide", source.display());
     }
-    let document =
-        glb::source_json(&bytes).with_context(|| format!("{}: cannot read its glTF JSON", source.display()))?;
+    let (_, document) = vat_gltf::parse_document(source, &bytes)?;
 
     let mut primitives = mesh::primitives_of(&model, &document);
     for primitive in &mut primitives {

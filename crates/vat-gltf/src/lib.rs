@@ -24,6 +24,7 @@ mod container;
 mod error;
 mod materials;
 mod meshopt;
+pub mod write;
 
 use std::path::Path;
 

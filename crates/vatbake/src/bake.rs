@@ -320,6 +320,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     watch.stage("encode");
     let mesh_name = format!("{}.rest.glb", settings.name);
     let description_name = format!("{}.vat.json", settings.name);
+    let rest_bounds = Bounds::from_points(rest_positions.iter().copied());
     let glb = rest_mesh::write_glb(&RestMesh {
         name: &settings.name,
         generator: GENERATOR,
@@ -327,9 +328,10 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         positions: &rest_positions,
         normals: &rest_normals,
         layout: &layout,
-        bounds_min: bounds.min().min(Bounds::from_points(rest_positions.iter().copied()).min()),
-        bounds_max: bounds.max().max(Bounds::from_points(rest_positions.iter().copied()).max()),
-    });
+        bounds_min: bounds.min().min(rest_bounds.min()),
+        bounds_max: bounds.max().max(rest_bounds.max()),
+    })
+    .context("cannot encode the rest mesh")?;
     let description = Description {
         format: description::FORMAT.into(),
         format_version: description::FORMAT_VERSION,
