@@ -90,6 +90,25 @@ fn bakes_then_skips_unchanged_units_then_rebakes_what_changed() {
 
     let (_, report, _) = run(&file, &["--force"]);
     assert_eq!(report["baked"], 3);
+
+    // A changed texture format is a changed setting, though the description does not list it.
+    roster(dir.path(), "", "12\ntexture_format = \"png\"");
+    let (code, report, err) = run(&file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let s = statuses(&report);
+    assert_eq!((s[0].1.as_str(), s[1].1.as_str(), s[2].1.as_str()), ("baked", "skipped", "skipped"));
+    assert!(dir.path().join("out/fox/fox.vat.png").is_file());
+    let (_, report, _) = run(&file, &[]);
+    assert_eq!(report["skipped"], 3, "{report}");
+}
+
+#[test]
+fn threads_are_the_rosters_to_decide() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = roster(dir.path(), "threads = 4\n", "10");
+    let (code, _, err) = run(&file, &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("\"threads\" is decided by the roster, not per unit"), "{err}");
 }
 
 #[test]

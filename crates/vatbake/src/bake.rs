@@ -296,7 +296,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
                     Ok(())
                 })
                 .map_err(output)?;
-            (bytes, name, "ktx2", "zstd")
+            (bytes, name, settings.texture_format.container(), "zstd")
         }
         TextureFormat::Png => {
             warnings.push(
@@ -309,7 +309,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
             let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
             let name = format!("{}.vat.png", settings.name);
             staged.write(&name, &png).map_err(output)?;
-            (png.len() as u64, name, "png", "none")
+            (png.len() as u64, name, settings.texture_format.container(), "none")
         }
     };
     drop(poses);

@@ -33,7 +33,7 @@ use crate::slots::Aliases;
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
-const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v"];
+const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads"];
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases"];
 
@@ -249,6 +249,7 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> bool {
     description.generator == GENERATOR
         && description.source.sha256 == source_sha256
         && description.settings == settings.recorded()
+        && description.texture.container == settings.texture_format.container()
         && file_ok(&description.texture.file, Some(description.texture.bytes))
         && file_ok(&description.mesh.file, None)
 }

@@ -44,6 +44,16 @@ pub enum TextureFormat {
     Png,
 }
 
+impl TextureFormat {
+    /// The description's `texture.container` for this format.
+    pub fn container(self) -> &'static str {
+        match self {
+            TextureFormat::Ktx2 => "ktx2",
+            TextureFormat::Png => "png",
+        }
+    }
+}
+
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
