@@ -22,9 +22,9 @@ use std::time::Instant;
 
 use glam::Vec3;
 use vat_decimate::{measured_rows, pose_error, surface_distance, SurfaceDistance, MEASURED_ROWS};
-use vat_model::Model;
+use vat_model::{ClipRows, Model};
 
-const FPS: f64 = 30.0;
+const FPS: f32 = 30.0;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -55,18 +55,11 @@ fn big_model(source: &str, points: usize, rows: u32) -> Model {
 /// (clip, time) of every measured row: each clip at 30 rows per second, the rows
 /// `measured_rows` picks, as the bake does.
 fn measured_times(model: &Model) -> Vec<(usize, f32)> {
-    let rows: Vec<usize> = model
-        .clips
-        .iter()
-        .map(|clip| if clip.duration() > 0.0 { (clip.duration() as f64 * FPS).round() as usize + 1 } else { 1 })
-        .collect();
+    let clip_rows: Vec<ClipRows> = model.clips.iter().map(|clip| ClipRows::new(clip.duration(), FPS, None)).collect();
+    let rows: Vec<usize> = clip_rows.iter().map(|r| r.rows as usize).collect();
     let mut times = Vec::new();
-    for (index, (clip, picked)) in model.clips.iter().zip(measured_rows(&rows, MEASURED_ROWS)).enumerate() {
-        for row in picked {
-            let time =
-                if rows[index] > 1 { clip.duration() as f64 * row as f64 / (rows[index] - 1) as f64 } else { 0.0 };
-            times.push((index, time as f32));
-        }
+    for (index, (clip_rows, picked)) in clip_rows.iter().zip(measured_rows(&rows, MEASURED_ROWS)).enumerate() {
+        times.extend(picked.into_iter().map(|row| (index, clip_rows.time(row as u32))));
     }
     if times.is_empty() {
         times.push((usize::MAX, 0.0));
@@ -75,11 +68,7 @@ fn measured_times(model: &Model) -> Vec<(usize, f32)> {
 }
 
 fn evaluate(model: &Model, clip: usize, time: f32) -> Vec<Vec3> {
-    let pose = vat_skin::sample_pose(model, model.clips.get(clip), time);
-    let mut positions = vec![Vec3::ZERO; model.points.len()];
-    let mut normals = vec![Vec3::ZERO; model.points.len()];
-    vat_skin::evaluate_pose(model, &pose, &mut positions, &mut normals);
-    positions
+    vat_skin::evaluate_clip(model, model.clips.get(clip), &[time]).positions
 }
 
 /// A model with its full-resolution evaluated rows, ready to measure reductions against.

@@ -316,32 +316,30 @@ pub struct ClipRows {
     pub rows: u32,
     /// Rows per second.
     pub rate: f32,
-    /// Seconds, as recorded in the description.
+    /// Seconds, as recorded in the description: the clip's last key time, which
+    /// the last row samples (one frame, `1 / fps`, for a single pose).
     pub duration: f32,
-    /// The clip's own duration (its last key time), 0 for a single pose: where
-    /// the last row samples.
-    pub source_duration: f32,
 }
 
 impl ClipRows {
     pub fn new(duration: f32, fps: f32, max_frames: Option<u32>) -> Self {
         if duration <= 0.0 {
-            return ClipRows { rows: 1, rate: fps, duration: 1.0 / fps, source_duration: 0.0 };
+            return ClipRows { rows: 1, rate: fps, duration: 1.0 / fps };
         }
         // Saturating: a hostile key time (1e30 s) gives u32::MAX rows, which the texel cap refuses.
         let natural = ((duration as f64 * fps as f64).round() as u64).saturating_add(1);
         let rows = natural.min(max_frames.map_or(u64::MAX, u64::from)).clamp(1, u64::from(u32::MAX)) as u32;
         let rate = if rows > 1 { ((rows - 1) as f64 / duration as f64) as f32 } else { fps };
-        ClipRows { rows, rate, duration, source_duration: duration }
+        ClipRows { rows, rate, duration }
     }
 
-    /// The sample time of row `k`: `source_duration · k / (rows − 1)`, computed in
-    /// double precision so the last row lands exactly on the last key.
+    /// The sample time of row `k`: `duration · k / (rows − 1)`, computed in double
+    /// precision so the last row lands exactly on the last key; 0 for a single row.
     pub fn time(&self, k: u32) -> f32 {
         if self.rows <= 1 {
             return 0.0;
         }
-        (self.source_duration as f64 * f64::from(k) / f64::from(self.rows - 1)) as f32
+        (self.duration as f64 * f64::from(k) / f64::from(self.rows - 1)) as f32
     }
 
     /// Every row's sample time, in order.

@@ -1,6 +1,6 @@
 //! Morphing and skinning: a pose applied to every point of a model.
 
-use glam::{Vec3, Vec3A};
+use glam::Vec3;
 use vat_model::Model;
 
 use crate::{sample_pose, world_matrices, Pose, Rig};
@@ -25,22 +25,8 @@ pub const DEGENERATE_NORMAL: Vec3 = Vec3::Y;
 /// `model.points` is shorter than the parts' ranges, or if the pose does not
 /// cover every node.
 pub fn evaluate_pose(model: &Model, pose: &Pose, positions: &mut [Vec3], normals: &mut [Vec3]) {
-    let point_count = model.points.len();
-    assert_eq!(positions.len(), point_count, "positions slice length");
-    assert_eq!(normals.len(), point_count, "normals slice length");
     let rig = Rig::new(model);
-    let row = rig.row_pose(pose.clone());
-    let mut out_positions: Vec<Vec3A> = positions.iter().map(|&p| Vec3A::from(p)).collect();
-    let mut out_normals: Vec<Vec3A> = normals.iter().map(|&n| Vec3A::from(n)).collect();
-    rig.evaluate(&row, 0..point_count, &mut out_positions, &mut out_normals);
-    for (position, out) in positions.iter_mut().zip(out_positions) {
-        *position = Vec3::from(out);
-    }
-    for part in &model.parts {
-        for i in part.points() {
-            normals[i] = Vec3::from(out_normals[i]).normalize_or(DEGENERATE_NORMAL);
-        }
-    }
+    rig.evaluate_normalized(&rig.row_pose(pose), positions, normals);
 }
 
 /// Bind-pose positions as a viewer that ignores skins would show them: every

@@ -66,7 +66,6 @@ mod sample;
 #[cfg(test)]
 mod test_models;
 
-use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 use vat_model::{Clip, Frames, Model};
 
@@ -88,18 +87,9 @@ pub fn evaluate_clip(model: &Model, clip: Option<&Clip>, times: &[f32]) -> Frame
     }
     let rig = Rig::new(model);
     let Frames { positions, normals, .. } = &mut frames;
-    positions.par_chunks_mut(point_count).zip(normals.par_chunks_mut(point_count)).zip(times.par_iter()).for_each_init(
-        || (vec![Vec3A::ZERO; point_count], vec![Vec3A::ZERO; point_count]),
-        |(scratch_positions, scratch_normals), ((row_positions, row_normals), &time)| {
-            rig.evaluate(&rig.pose(clip, time), 0..point_count, scratch_positions, scratch_normals);
-            for (out, &position) in row_positions.iter_mut().zip(scratch_positions.iter()) {
-                *out = Vec3::from(position);
-            }
-            for part in &model.parts {
-                for i in part.points() {
-                    row_normals[i] = Vec3::from(scratch_normals[i]).normalize_or(DEGENERATE_NORMAL);
-                }
-            }
+    positions.par_chunks_mut(point_count).zip(normals.par_chunks_mut(point_count)).zip(times.par_iter()).for_each(
+        |((row_positions, row_normals), &time)| {
+            rig.evaluate_normalized(&rig.pose(clip, time), row_positions, row_normals)
         },
     );
     frames

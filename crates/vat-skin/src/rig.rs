@@ -4,10 +4,10 @@
 
 use std::ops::Range;
 
-use glam::{Mat3A, Mat4, Vec3A};
+use glam::{Mat3A, Mat4, Vec3, Vec3A};
 use vat_model::{Clip, Model, Part, MAX_INFLUENCES};
 
-use crate::{sample_pose, world_matrices, Pose};
+use crate::{sample_pose, world_matrices, Pose, DEGENERATE_NORMAL};
 
 /// A model ready for evaluation: every point's live influences (weight ≠ 0,
 /// joint inside its skin), in source order so blends sum in the same order as
@@ -67,13 +67,13 @@ impl<'m> Rig<'m> {
 
     /// The transforms of `clip` (`None` = rest pose) at `time` seconds.
     pub fn pose(&self, clip: Option<&Clip>, time: f32) -> RowPose {
-        self.row_pose(sample_pose(self.model, clip, time))
+        self.row_pose(&sample_pose(self.model, clip, time))
     }
 
     /// The transforms of a sampled pose.
-    pub fn row_pose(&self, pose: Pose) -> RowPose {
+    pub fn row_pose(&self, pose: &Pose) -> RowPose {
         let model = self.model;
-        let worlds = world_matrices(model, &pose);
+        let worlds = world_matrices(model, pose);
         let world = |node: usize| worlds.get(node).copied().unwrap_or(Mat4::IDENTITY);
         let joint_matrices = model
             .skins
@@ -91,7 +91,27 @@ impl<'m> Rig<'m> {
                 (matrix, normal_matrix(&matrix))
             })
             .collect();
-        RowPose { joint_matrices, part_transforms, morph_weights: pose.morph_weights }
+        RowPose { joint_matrices, part_transforms, morph_weights: pose.morph_weights.clone() }
+    }
+
+    /// [`Rig::evaluate`] of every point into `Vec3`s, normals normalised
+    /// ([`DEGENERATE_NORMAL`] where they have no direction): what a mesh stores.
+    /// Points of no part are left as they are.
+    ///
+    /// # Panics
+    /// If `positions` or `normals` is not `model.points.len()` long.
+    pub fn evaluate_normalized(&self, pose: &RowPose, positions: &mut [Vec3], normals: &mut [Vec3]) {
+        let count = self.model.points.len();
+        assert_eq!((positions.len(), normals.len()), (count, count), "positions and normals slice lengths");
+        let mut out_positions: Vec<Vec3A> = positions.iter().map(|&p| p.into()).collect();
+        let mut out_normals: Vec<Vec3A> = normals.iter().map(|&n| n.into()).collect();
+        self.evaluate(pose, 0..count, &mut out_positions, &mut out_normals);
+        for part in &self.model.parts {
+            for i in part.points() {
+                positions[i] = out_positions[i].into();
+                normals[i] = Vec3::from(out_normals[i]).normalize_or(DEGENERATE_NORMAL);
+            }
+        }
     }
 
     /// Positions of the points in `points` for one pose, into `positions`

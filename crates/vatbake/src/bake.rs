@@ -173,11 +173,8 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let clip_rows: Vec<ClipRows> =
         clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
     let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
-    let texels = {
-        // The layout's width and bands (rows do not change them), with the row count in u128.
-        let shape = Layout::new(model.points.len(), 0, settings.max_width as usize);
-        shape.width as u128 * shape.bands as u128 * u128::from(total_rows)
-    };
+    let layout = Layout::new(model.points.len(), total_rows as usize, settings.max_width as usize);
+    let texels = layout.width as u128 * layout.height as u128;
     if texels > u128::from(MAX_TEXELS) {
         return Err(Failure::input(format!(
             "{}: the texture would have {texels} texels ({} points × {total_rows} rows), \
@@ -193,10 +190,9 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let at = Instant::now();
     watch.stage("evaluate");
     let rig = Rig::new(model);
-    let rest_pose = vat_skin::sample_pose(model, None, 0.0);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
-    vat_skin::evaluate_pose(model, &rest_pose, &mut rest_positions, &mut rest_normals);
+    rig.evaluate_normalized(&rig.pose(None, 0.0), &mut rest_positions, &mut rest_normals);
     let size_ratio = size_ratio(model, &rest_positions);
     size_guard(size_ratio, settings.size_guard, file)?;
     let poses = texels::row_poses(&rig, &clips, &clip_rows);
@@ -215,7 +211,6 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         });
         row += rows.rows;
     }
-    let layout = Layout::new(model.points.len(), row as usize, settings.max_width as usize);
     timings.evaluate = ms(at);
 
     // Bounds over every row of every clip; a clip loops when its last row is back where its first was.
