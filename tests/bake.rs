@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{bake, fixture, stderr, vatbake};
+use common::{bake, fixture, read_ktx2, stderr, vatbake};
 use glam::Vec3;
 use serde_json::Value;
 
@@ -18,15 +18,16 @@ const ANIMATED: &[&str] = &[
     "Kenney-PlatformerCharacter/character.glb",
 ];
 
-/// Texels of a KTX2 file, read with the `ktx2` crate and inflated with `zstd`.
-fn read_ktx2(path: &std::path::Path) -> (ktx2::Header, Vec<u16>) {
-    let bytes = std::fs::read(path).unwrap();
-    let reader = ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate accepts the file");
-    let header = reader.header();
-    let level = reader.levels().next().expect("one level");
-    let raw = zstd::decode_all(level.data).expect("the level is one zstd frame");
-    let texels = raw.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
-    (header, texels)
+/// A normal from its alpha code, written out from docs/FORMAT.md.
+fn octahedral(alpha: u16) -> Vec3 {
+    let (ox, oy) = ((alpha >> 8) as f32 / 255.0 * 2.0 - 1.0, (alpha & 255) as f32 / 255.0 * 2.0 - 1.0);
+    let mut n = Vec3::new(ox, oy, 1.0 - ox.abs() - oy.abs());
+    if n.z < 0.0 {
+        let sign = |v: f32| if v >= 0.0 { 1.0 } else { -1.0 };
+        n.x = (1.0 - oy.abs()) * sign(ox);
+        n.y = (1.0 - ox.abs()) * sign(oy);
+    }
+    n.normalize()
 }
 
 fn f32s(value: &Value) -> Vec<f32> {
@@ -74,6 +75,12 @@ fn texture_round_trips_to_the_evaluated_positions() {
             assert!(((clip_rows - 1) as f64 / rate - times[clip_rows - 1] as f64).abs() < 1e-4);
             let frames = vat_skin::evaluate_clip(&model, Some(clip), &times);
             for k in 0..clip_rows {
+                // Alpha: the octahedral decode as docs/FORMAT.md writes it, within the recorded bound.
+                for (p, &expected) in frames.row_normals(k).iter().enumerate() {
+                    let alpha = texels[((first_row + k) * width + p) * 4 + 3];
+                    let angle = octahedral(alpha).angle_between(expected).to_degrees();
+                    assert!(angle <= 0.96 + 1e-3, "{model_path} row {k} point {p}: normal off by {angle}°");
+                }
                 for (p, &expected) in frames.row_positions(k).iter().enumerate() {
                     let at = ((first_row + k) * width + p) * 4;
                     let stored = [texels[at], texels[at + 1], texels[at + 2]];
@@ -250,7 +257,7 @@ fn json_summary_reports_every_stage() {
     let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--json", "--points", "all"]);
     assert!(o.status.success());
     let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
-    for stage in ["load", "evaluate", "bounds", "pack", "encode", "write", "total"] {
+    for stage in ["load", "decimate", "evaluate", "bounds", "measure", "pack", "encode", "write", "total"] {
         assert!(summary["timings_ms"][stage].as_f64().unwrap() >= 0.0, "{stage}");
     }
     assert_eq!(summary["points"], 1728);

@@ -32,3 +32,15 @@ pub fn bake(model: &Path, extra: &[&str]) -> (tempfile::TempDir, serde_json::Val
     let description = std::fs::read(out.path().join(format!("{name}.vat.json"))).unwrap();
     (out, serde_json::from_slice(&description).unwrap())
 }
+
+/// Texels of a KTX2 file, read with the `ktx2` crate and inflated with `zstd`:
+/// other people's readers, not `vat-ktx2`.
+pub fn read_ktx2(path: &Path) -> (ktx2::Header, Vec<u16>) {
+    let bytes = std::fs::read(path).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate accepts the file");
+    let header = reader.header();
+    let level = reader.levels().next().expect("one level");
+    let raw = zstd::decode_all(level.data).expect("the level is one zstd frame");
+    let texels = raw.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
+    (header, texels)
+}

@@ -391,6 +391,20 @@ mod tests {
     }
 
     #[test]
+    fn codes_worked_out_by_hand_from_the_documented_formula() {
+        // Upper half: x, y as they are. 0 → 127.5 → 128 (halves round to even), 1 → 255.
+        assert_eq!(encode_normal(Vec3::Z), 0x8080);
+        assert_eq!(encode_normal(Vec3::X), 0xFF80);
+        // Lower half, folded: (0, 0, −1) → x = y = 1 − 0 → 255, 255; with the zeros
+        // negative (−Z negated) the signs fold the other way, to 0, 0: the same normal.
+        assert_eq!(encode_normal(Vec3::new(0.0, 0.0, -1.0)), 0xFFFF);
+        assert_eq!(encode_normal(-Vec3::Z), 0x0000);
+        assert!(decode_normal(0xFFFF).abs_diff_eq(-Vec3::Z, 1e-6) && decode_normal(0x0000).abs_diff_eq(-Vec3::Z, 1e-6));
+        // (−1, 0, −1): x, y = −½, 0 → x = −(1 − 0) → 0, y = +(1 − ½) → 191.25 → 191.
+        assert_eq!(encode_normal(Vec3::new(-1.0, 0.0, -1.0)), 0x00BF);
+    }
+
+    #[test]
     fn normals_encode_as_directions() {
         let n = Vec3::new(0.3, -0.5, -0.81);
         assert_eq!(encode_normal(n), encode_normal(n * 7.5));

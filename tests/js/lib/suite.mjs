@@ -247,6 +247,7 @@ export function fixtureSuite({ model, todo = false, args = [] }) {
 
     test(`three.js: normals within ${NORMAL_TOLERANCE_DEG}° on every row`, opts, async (t) => {
       const result = await comparison();
+      assert.ok(Object.keys(result.worstNor).length > 0, 'no normal was compared');
       for (const [kind, w] of Object.entries(result.worstNor)) {
         const what = kind === 'source' ? 'source NORMAL' : 'no NORMAL in source, rest normals from three computeVertexNormals()';
         t.diagnostic(`${label}: normals (${what}) max angle ${w.deg.toFixed(3)}° (clip "${w.clip}" row ${w.k}, point ${w.i}) over ${w.samples} samples`);
@@ -259,6 +260,7 @@ export function fixtureSuite({ model, todo = false, args = [] }) {
     test('three.js: rest GLB positions and normals are the source rest pose', opts, async (t) => {
       const { desc, restPath } = baked();
       const rest = readRestGlb(restPath);
+      assert.ok(rest.normal, 'the rest GLB has NORMAL (docs/FORMAT.md)');
       const src = await source();
       src.pose([], 0); // no clip: every node at its rest TRS, morph weights at their defaults
       const { pos, nor } = worldPoints(src.ranges, src.points, { normals: true });
