@@ -206,8 +206,9 @@ pub fn decimate_in(model: &Model, space: &[Vec3], budget: usize) -> Result<Decim
     })
 }
 
-/// Rows a bake measures the decimation error on, in all (see [`measured_rows`]):
-/// measuring one row of a 30,000-point model takes about 10 ms on one core,
+/// Rows a bake measures the decimation error on, shared between the clips (one
+/// per clip at least, so more with more than 8 clips; see [`measured_rows`]):
+/// measuring one row of a 30,000-point model takes about 12 ms on one core,
 /// more than decimating it, so the error is measured on a sample of rows.
 pub const MEASURED_ROWS: usize = 8;
 

@@ -16,7 +16,8 @@ pub struct RestMesh<'a> {
     pub positions: &'a [Vec3],
     pub normals: &'a [Vec3],
     pub layout: &'a Layout,
-    /// Corners of the animation bounds; written as two extra, unreferenced vertices
+    /// Corners of the box around the animation bounds and the rest pose; written as
+    /// two extra, unreferenced vertices
     /// so POSITION min/max (and any engine's bounding volume) cover every frame.
     pub bounds_min: Vec3,
     pub bounds_max: Vec3,
