@@ -118,7 +118,8 @@ fn parse_json(file: &Path, json: &[u8]) -> Result<(Root, serde_json::Value), Loa
             return Err(LoadError::new(file, ErrorKind::NotGltf, "not a glTF 2.0 document: it has no asset.version"))
         }
     }
-    let root: Root = serde_json::from_value(value.clone()).map_err(not_gltf)?;
+    // Deserialized from the Value by reference: no copy of the tree (nor of its data URIs).
+    let root = serde::Deserialize::deserialize(&value).map_err(not_gltf)?;
     Ok((root, value))
 }
 
@@ -143,16 +144,17 @@ pub fn load(file: &Path, bytes: &[u8], options: &Options) -> Result<Loaded, Load
     Ok(Loaded { model, warnings })
 }
 
+/// What to do about Draco, wherever it is found.
+const DRACO_HINT: &str = "Draco-compressed geometry is not read; export without Draco \
+     (gltfpack -cc or EXT_meshopt_compression output is the supported way to ship compressed meshes)";
+
 fn check_extensions(file: &Path, root: &Root) -> Result<(), LoadError> {
     for ext in &root.extensions_required {
         if UNDERSTOOD_EXTENSIONS.contains(&ext.as_str()) {
             continue;
         }
         let hint = match ext.as_str() {
-            "KHR_draco_mesh_compression" => {
-                "Draco-compressed geometry is not read; export without Draco \
-                 (gltfpack or EXT_meshopt_compression output is the supported way to ship compressed meshes)"
-            }
+            "KHR_draco_mesh_compression" => DRACO_HINT,
             _ => "re-export the model without this extension",
         };
         return Err(LoadError::new(file, ErrorKind::Unsupported, format!("the model requires the extension {ext}"))
@@ -415,11 +417,14 @@ fn load_primitive(
     warnings: &mut Vec<String>,
 ) -> Result<(), LoadError> {
     let invalid = |m: String| LoadError::new(reader.file, ErrorKind::Invalid, format!("{context}: {m}"));
-    if let Some(ext) = primitive.extensions.as_ref().and_then(|e| e.others.keys().next()) {
-        if ext == "KHR_draco_mesh_compression" {
-            return Err(LoadError::new(reader.file, ErrorKind::Unsupported, format!("{context} is Draco-compressed (KHR_draco_mesh_compression)"))
-                .with_hint("export without Draco (gltfpack -cc or EXT_meshopt_compression output is the supported way to ship compressed meshes)"));
-        }
+    // Whatever other extensions the primitive lists before it.
+    if primitive.extensions.as_ref().is_some_and(|e| e.others.contains_key("KHR_draco_mesh_compression")) {
+        return Err(LoadError::new(
+            reader.file,
+            ErrorKind::Unsupported,
+            format!("{context} is Draco-compressed (KHR_draco_mesh_compression)"),
+        )
+        .with_hint(DRACO_HINT));
     }
     let attribute = |semantic: Semantic| primitive.attributes.get(&Checked::Valid(semantic)).map(|a| a.value());
     let position_accessor =
@@ -510,7 +515,8 @@ fn load_primitive(
     let mut weights = vec![[0f32; MAX_INFLUENCES]; count];
     if let Some(skin_index) = part_skin {
         let joint_count = model.skins[skin_index].joints.len();
-        let mut influences: Vec<Vec<(u32, f32)>> = vec![Vec::new(); count];
+        // Every JOINTS_n/WEIGHTS_n set, checked; then each point's influences from all of them.
+        let mut sets: Vec<(Vec<u32>, Vec<f32>)> = Vec::new();
         let mut set = 0;
         while let (Some(j), Some(w)) = (attribute(Semantic::Joints(set)), attribute(Semantic::Weights(set))) {
             let (jv, jc) = reader.read_u32(j, &format!("{context} JOINTS_{set}"))?;
@@ -526,17 +532,15 @@ fn load_primitive(
                             "WEIGHTS_{set} has a negative, NaN or infinite weight at point {p}"
                         )));
                     }
-                    if weight > 0.0 {
-                        if joint as usize >= joint_count || joint > u32::from(u16::MAX) {
-                            return Err(invalid(format!(
-                                "JOINTS_{set} names joint {joint} at point {p}, but the skin has {joint_count} joints \
-                                 (and at most 65536 are supported)"
-                            )));
-                        }
-                        influences[p].push((joint, weight));
+                    if weight > 0.0 && (joint as usize >= joint_count || joint > u32::from(u16::MAX)) {
+                        return Err(invalid(format!(
+                            "JOINTS_{set} names joint {joint} at point {p}, but the skin has {joint_count} joints \
+                             (and at most 65536 are supported)"
+                        )));
                     }
                 }
             }
+            sets.push((jv, wv));
             set += 1;
         }
         if set > 2 {
@@ -546,7 +550,13 @@ fn load_primitive(
             ));
         }
         let mut unweighted = 0;
-        for (p, list) in influences.iter_mut().enumerate() {
+        let mut list: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);
+        for p in 0..count {
+            list.clear();
+            for (jv, wv) in &sets {
+                let point = jv[p * 4..p * 4 + 4].iter().zip(&wv[p * 4..p * 4 + 4]);
+                list.extend(point.filter(|&(_, &weight)| weight > 0.0).map(|(&joint, &weight)| (joint, weight)));
+            }
             // Stable sort: equal weights keep their source order, so output is deterministic.
             list.sort_by(|a, b| b.1.total_cmp(&a.1));
             list.truncate(MAX_INFLUENCES);
