@@ -19,7 +19,7 @@
 //! within the budget. Only points some surviving (non-degenerate) triangle uses
 //! are counted: the others would be texture columns no one draws, and are dropped.
 
-use crate::sets::{find, union};
+use crate::sets::{find, union, Groups};
 use glam::{Quat, Vec3};
 
 use crate::weld::Sites;
@@ -50,35 +50,6 @@ pub(crate) struct Clustering {
     pub cell_size: f32,
     pub cluster_of_site: Vec<u32>,
     pub points: usize,
-}
-
-/// Compact lists: the items of group `g` are `items[starts[g]..starts[g + 1]]`.
-struct Groups {
-    starts: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Groups {
-    fn new(group_of: &[u32], groups: usize) -> Groups {
-        let mut starts = vec![0u32; groups + 1];
-        for &group in group_of {
-            starts[group as usize + 1] += 1;
-        }
-        for g in 0..groups {
-            starts[g + 1] += starts[g];
-        }
-        let mut fill = starts.clone();
-        let mut items = vec![0u32; group_of.len()];
-        for (item, &group) in group_of.iter().enumerate() {
-            items[fill[group as usize] as usize] = item as u32;
-            fill[group as usize] += 1;
-        }
-        Groups { starts, items }
-    }
-
-    fn get(&self, group: usize) -> &[u32] {
-        &self.items[self.starts[group] as usize..self.starts[group + 1] as usize]
-    }
 }
 
 /// Reusable buffers for repeated clusterings of the same sites.
@@ -162,9 +133,9 @@ impl<'a> Clusterer<'a> {
             extent,
             area,
             used_sites,
-            island_sites: Groups::new(&island_of_site, islands),
-            island_edges: Groups::new(&island_of_edge, islands),
-            island_triangles: Groups::new(&island_of_triangle, islands),
+            island_sites: Groups::of(&island_of_site, islands),
+            island_edges: Groups::of(&island_of_edge, islands),
+            island_triangles: Groups::of(&island_of_triangle, islands),
             island_of_triangle,
             parent,
             cell: vec![0; count],

@@ -18,7 +18,7 @@
 //! point when it settles away from their centroid; the normal is their average.
 //! Normals, uv and morph deltas are each side's own.
 
-use crate::sets::{find, union};
+use crate::sets::{find, union, Groups};
 use std::collections::HashSet;
 
 use glam::{DMat3, DVec3, Vec2, Vec3};
@@ -35,38 +35,6 @@ pub(crate) struct Merged {
     pub vanished_parts: Vec<(usize, usize)>,
     /// Source points no source triangle uses (dropped whatever the budget).
     pub unused_points: usize,
-}
-
-/// Compact lists: the items of group `g` are `items[starts[g]..starts[g + 1]]`.
-struct Groups {
-    starts: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Groups {
-    /// Groups the items `0..` by `group_of` (skipping `None`), keeping their order.
-    fn new(group_of: impl Iterator<Item = Option<u32>> + Clone, groups: usize) -> Groups {
-        let mut starts = vec![0u32; groups + 1];
-        for group in group_of.clone().flatten() {
-            starts[group as usize + 1] += 1;
-        }
-        for g in 0..groups {
-            starts[g + 1] += starts[g];
-        }
-        let mut fill = starts.clone();
-        let mut items = vec![0u32; starts[groups] as usize];
-        for (item, group) in group_of.enumerate() {
-            if let Some(group) = group {
-                items[fill[group as usize] as usize] = item as u32;
-                fill[group as usize] += 1;
-            }
-        }
-        Groups { starts, items }
-    }
-
-    fn get(&self, group: usize) -> &[u32] {
-        &self.items[self.starts[group] as usize..self.starts[group + 1] as usize]
-    }
 }
 
 /// Influences kept per merged point: 8 when some source point behind it uses
@@ -384,7 +352,7 @@ impl<'a> Seams<'a> {
             let d = (q - p) / length;
             let across = (DMat3::IDENTITY - DMat3::from_cols(d * d.x, d * d.y, d * d.z)) * length;
             let (ca, cb) = (cluster_of_vertex[va as usize], cluster_of_vertex[vb as usize]);
-            for cluster in if ca == cb { vec![ca] } else { vec![ca, cb] } {
+            for cluster in [Some(ca), (cb != ca).then_some(cb)].into_iter().flatten() {
                 lines[cluster as usize].a += across;
                 lines[cluster as usize].b += across * p;
             }
