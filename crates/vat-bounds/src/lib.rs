@@ -164,7 +164,7 @@ pub const NORMAL_MAX_ERROR_DEGREES: f32 = 0.96;
 /// A normal direction to 16 bits: octahedral x in the high byte, y in the low
 /// byte, each rounded to the nearest code. The direction need not be unit
 /// length (the projection divides by its L1 norm); one with no direction
-/// (zero, or not finite) encodes as +Y.
+/// (zero, or not finite) encodes as [`vat_model::DEGENERATE_NORMAL`], +Y.
 #[inline]
 pub fn encode_normal(n: Vec3) -> u16 {
     encode_direction(Vec3A::from(n))
@@ -175,7 +175,7 @@ pub fn encode_normal(n: Vec3) -> u16 {
 pub fn encode_direction(n: Vec3A) -> u16 {
     let l1 = n.abs().element_sum();
     if !(l1 > 0.0 && l1 < f32::INFINITY) {
-        return encode_direction(Vec3A::Y);
+        return encode_direction(Vec3A::from(vat_model::DEGENERATE_NORMAL));
     }
     // One reciprocal for both: x and y may land an ulp past ±1, which still
     // rounds to code 255 or 0.
@@ -263,13 +263,18 @@ pub fn pack(layout: &Layout, bounds: &Bounds, clips: &[Frames]) -> Vec<u16> {
     assert_eq!(rows.len(), layout.rows, "frames and layout disagree on the row count");
     assert!(clips.iter().all(|f| f.points == layout.points), "frames and layout disagree on the point count");
     let quantizer = Quantizer::new(bounds);
-    texels.par_chunks_mut(layout.width * 4).enumerate().for_each(|(y, line)| {
-        let points = layout.band_points(y / layout.rows);
-        let (clip, row) = rows[y % layout.rows];
-        let positions: Vec<Vec3A> = clips[clip].row_positions(row)[points.clone()].iter().map(|&p| p.into()).collect();
-        let normals: Vec<Vec3A> = clips[clip].row_normals(row)[points.clone()].iter().map(|&n| n.into()).collect();
-        encode_texels(&quantizer, &positions, &normals, &mut line[..points.len() * 4]);
-    });
+    texels.par_chunks_mut(layout.width * 4).enumerate().for_each_init(
+        || (Vec::with_capacity(layout.width), Vec::with_capacity(layout.width)),
+        |(positions, normals): &mut (Vec<Vec3A>, Vec<Vec3A>), (y, line)| {
+            let points = layout.band_points(y / layout.rows);
+            let (clip, row) = rows[y % layout.rows];
+            positions.clear();
+            positions.extend(clips[clip].row_positions(row)[points.clone()].iter().map(|&p| Vec3A::from(p)));
+            normals.clear();
+            normals.extend(clips[clip].row_normals(row)[points.clone()].iter().map(|&n| Vec3A::from(n)));
+            encode_texels(&quantizer, positions, normals, &mut line[..points.len() * 4]);
+        },
+    );
     texels
 }
 

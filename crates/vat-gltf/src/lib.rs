@@ -34,7 +34,8 @@ use gltf::json::mesh::{Mode, Semantic};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use vat_model::{
-    Channel, Clip, Interpolation, Local, Model, MorphTarget, Node, Part, Property, Skin, Trs, MAX_INFLUENCES,
+    Channel, Clip, Interpolation, Local, Model, MorphTarget, Node, Part, Property, Skin, Trs, DEGENERATE_NORMAL,
+    MAX_INFLUENCES,
 };
 
 pub use error::{ErrorKind, LoadError};
@@ -611,7 +612,9 @@ fn load_primitive(
     let points = &mut model.points;
     points.positions.extend(positions.chunks_exact(3).map(Vec3::from_slice));
     match normals {
-        Some(n) => points.normals.extend(n.chunks_exact(3).map(|v| Vec3::from_slice(v).normalize_or(Vec3::Y))),
+        Some(n) => {
+            points.normals.extend(n.chunks_exact(3).map(|v| Vec3::from_slice(v).normalize_or(DEGENERATE_NORMAL)))
+        }
         None => {
             let computed = vertex_normals(&points.positions[first_point..], &local_triangles);
             points.normals.extend(computed);
@@ -656,7 +659,7 @@ fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
             normals[i as usize] += face;
         }
     }
-    normals.into_iter().map(|n| n.normalize_or(Vec3::Y)).collect()
+    normals.into_iter().map(|n| n.normalize_or(DEGENERATE_NORMAL)).collect()
 }
 
 fn load_clips(reader: &Reader, model: &Model) -> Result<Vec<Clip>, LoadError> {

@@ -23,6 +23,11 @@ use glam::{Mat4, Quat, Vec2, Vec3};
 /// Most joint influences kept per point (JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1).
 pub const MAX_INFLUENCES: usize = 8;
 
+/// The normal of a point whose normal has no direction (a zero normal from the
+/// source, or a transform that flattens it away): +Y, never NaN. The loader, the
+/// evaluation and the texture's normal encoding all use it.
+pub const DEGENERATE_NORMAL: Vec3 = Vec3::Y;
+
 /// A loaded, dequantized, decompressed model: everything the bake needs, as floats.
 #[derive(Clone, Debug, Default)]
 pub struct Model {

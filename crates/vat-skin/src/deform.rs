@@ -5,9 +5,7 @@ use vat_model::Model;
 
 use crate::{sample_pose, world_matrices, Pose, Rig};
 
-/// The normal a point gets when its transformed normal has no direction (a zero
-/// normal, or a transform that flattens it away): +Y, never NaN.
-pub const DEGENERATE_NORMAL: Vec3 = Vec3::Y;
+pub use vat_model::DEGENERATE_NORMAL;
 
 /// Positions and normals of every point of the model for one pose, written into
 /// `positions` and `normals` (one entry per point of `model.points`).
