@@ -113,15 +113,21 @@ pub fn audit(settings: &AuditSettings) -> Result<AuditReport> {
         .map(|(r, candidates)| audit_unit(r, candidates, &sources, &settings.aliases.table))
         .collect();
 
-    let findings = results.iter().map(|u| u.findings.len()).sum();
-    Ok(AuditReport {
-        aliases: settings.aliases.file.as_ref().map_or("built-in".to_string(), |f| f.display().to_string()),
-        units: results.len(),
-        units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
-        findings,
-        elapsed_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
-        results,
-    })
+    Ok(AuditReport::new(settings.aliases.label(), results, started))
+}
+
+impl AuditReport {
+    /// The report of these results, with their totals.
+    pub fn new(aliases: String, results: Vec<UnitReport>, started: Instant) -> Self {
+        AuditReport {
+            aliases,
+            units: results.len(),
+            units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
+            findings: results.iter().map(|u| u.findings.len()).sum(),
+            elapsed_ms: crate::messages::ms(started),
+            results,
+        }
+    }
 }
 
 fn audit_unit(

@@ -14,7 +14,7 @@ use vat_model::{Clip, ClipRows, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Source, Texture};
-use crate::messages::Failure;
+use crate::messages::{ms, Failure};
 use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
@@ -78,10 +78,6 @@ pub struct BakeReport {
     pub warnings: Vec<String>,
     #[serde(skip)]
     pub description: Description,
-}
-
-fn ms(since: Instant) -> f64 {
-    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
 
 fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
@@ -314,7 +310,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let at = Instant::now();
     watch.stage("encode");
     let mesh_name = format!("{}.rest.glb", settings.name);
-    let description_name = format!("{}.vat.json", settings.name);
+    let description_name = settings.description_file();
     let rest_bounds = Bounds::from_points(rest_positions.iter().copied());
     let glb = rest_mesh::write_glb(&RestMesh {
         name: &settings.name,

@@ -149,3 +149,8 @@ impl Drop for BakeProgress {
         self.bar.finish_and_clear();
     }
 }
+
+/// Milliseconds since `since`, to the microsecond: every time the tool reports.
+pub fn ms(since: std::time::Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}

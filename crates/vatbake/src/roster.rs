@@ -238,20 +238,21 @@ impl Unit {
     }
 }
 
-/// Whether the unit's last bake used these exact bytes, settings and tool version.
-fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> bool {
-    let description_file = settings.out_dir.join(format!("{}.vat.json", settings.name));
-    let Ok(text) = std::fs::read(&description_file) else { return false };
-    let Ok(description) = serde_json::from_slice::<Description>(&text) else { return false };
+/// The unit's last description, if that bake used these exact bytes, settings and
+/// tool version and its files are still there.
+fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Description> {
+    let text = std::fs::read(settings.out_dir.join(settings.description_file())).ok()?;
+    let description = serde_json::from_slice::<Description>(&text).ok()?;
     let file_ok = |name: &str, bytes: Option<u64>| {
         std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
     };
-    description.generator == GENERATOR
+    let fresh = description.generator == GENERATOR
         && description.source.sha256 == source_sha256
         && description.settings == settings.recorded()
         && description.texture.container == settings.texture_format.container()
         && file_ok(&description.texture.file, Some(description.texture.bytes))
-        && file_ok(&description.mesh.file, None)
+        && file_ok(&description.mesh.file, None);
+    fresh.then_some(description)
 }
 
 /// What happened to one unit.
@@ -316,7 +317,7 @@ pub fn check(roster: &Roster, shard: Option<(usize, usize)>, format: AuditFormat
     let mut results = Vec::new();
     for unit in selected(roster, shard) {
         let settings = unit.settings(&roster.output)?;
-        let description = settings.out_dir.join(format!("{}.vat.json", settings.name));
+        let description = settings.out_dir.join(settings.description_file());
         if !description.is_file() {
             let finding = Finding::new(
                 Kind::UnreadableDescription,
@@ -334,20 +335,12 @@ pub fn check(roster: &Roster, shard: Option<(usize, usize)>, format: AuditFormat
     }
     let mut aliases = Vec::new();
     for (_, (table, paths, known_sources)) in groups {
-        aliases.push(table.file.as_ref().map_or("built-in".to_string(), |f| f.display().to_string()));
+        aliases.push(table.label());
         let report = audit::audit(&AuditSettings { paths, sources: None, aliases: table, format, known_sources })?;
         results.extend(report.results);
     }
     results.sort_by(|a, b| a.description.cmp(&b.description));
-    let report = AuditReport {
-        aliases: aliases.join(", "),
-        units: results.len(),
-        units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
-        findings: results.iter().map(|u| u.findings.len()).sum(),
-        elapsed_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
-        results,
-    };
-    audit::print(&report, format)
+    audit::print(&AuditReport::new(aliases.join(", "), results, started), format)
 }
 
 /// Parses `K/N` with 1 ≤ K ≤ N.
@@ -387,41 +380,41 @@ fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
         error: None,
         warnings: Vec::new(),
     };
-    let outcome = (|| -> Result<Option<BakeReport>> {
+    /// A unit baked now, or skipped with its last description and its folder.
+    enum Done {
+        Baked(Box<BakeReport>),
+        Skipped(Box<Description>, PathBuf),
+    }
+    let outcome = (|| -> Result<Done> {
         let settings = unit.settings(output)?;
         if !force {
             if let Ok(bytes) = std::fs::read(&settings.input) {
-                if up_to_date(&settings, &format!("{:x}", Sha256::digest(&bytes))) {
-                    return Ok(None);
+                if let Some(description) = up_to_date(&settings, &format!("{:x}", Sha256::digest(&bytes))) {
+                    return Ok(Done::Skipped(Box::new(description), settings.out_dir));
                 }
             }
         }
-        bake::bake(&settings).map(Some)
+        bake::bake(&settings).map(|report| Done::Baked(Box::new(report)))
     })();
     match outcome {
-        Ok(Some(report)) => {
+        Ok(Done::Baked(report)) => {
             result.status = "baked";
             result.points = Some(report.points);
             result.rows = Some(report.rows);
             result.texture_bytes = Some(report.texture_bytes);
             result.mesh_bytes = Some(report.mesh_bytes);
-            result.warnings = report.warnings;
+            result.warnings = report.warnings.clone();
         }
-        Ok(None) => {
+        Ok(Done::Skipped(d, out_dir)) => {
             result.status = "skipped";
-            let description = output.join(&unit.name).join(format!("{}.vat.json", unit.name));
-            if let Some(d) =
-                std::fs::read(&description).ok().and_then(|t| serde_json::from_slice::<Description>(&t).ok())
-            {
-                result.points = Some(d.points);
-                result.rows = Some(d.rows);
-                result.texture_bytes = Some(d.texture.bytes);
-                result.mesh_bytes = std::fs::metadata(output.join(&unit.name).join(&d.mesh.file)).ok().map(|m| m.len());
-            }
+            result.points = Some(d.points);
+            result.rows = Some(d.rows);
+            result.texture_bytes = Some(d.texture.bytes);
+            result.mesh_bytes = std::fs::metadata(out_dir.join(&d.mesh.file)).ok().map(|m| m.len());
         }
         Err(e) => result.error = Some(messages::classify(&e).1),
     }
-    result.ms = (started.elapsed().as_secs_f64() * 1e4).round() / 10.0;
+    result.ms = messages::ms(started);
     result
 }
 
@@ -457,7 +450,7 @@ pub fn run(roster: &Roster, options: &RunOptions) -> Result<RosterReport> {
         total_mesh_bytes: results.iter().filter_map(|r| r.mesh_bytes).sum(),
         stale_outputs: stale_outputs(roster),
         units: results,
-        ms: (started.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+        ms: messages::ms(started),
     })
 }
 

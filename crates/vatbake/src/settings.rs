@@ -77,6 +77,11 @@ pub struct BakeSettings {
 }
 
 impl BakeSettings {
+    /// The description's file name, `<name>.vat.json`.
+    pub fn description_file(&self) -> String {
+        format!("{}.vat.json", self.name)
+    }
+
     /// The settings as the description file records them.
     pub fn recorded(&self) -> description::Settings {
         description::Settings {

@@ -22,6 +22,13 @@ pub struct Aliases {
 }
 
 impl Aliases {
+    /// How reports name the table: "built-in", or its path.
+    pub fn label(&self) -> String {
+        self.file.as_ref().map_or("built-in".to_string(), |f| f.display().to_string())
+    }
+}
+
+impl Aliases {
     /// The table from `--aliases FILE`, or the built-in one. A table that cannot be
     /// read is a usage error: the flag's value is wrong.
     pub fn load(file: Option<&Path>) -> Result<Aliases, Failure> {
