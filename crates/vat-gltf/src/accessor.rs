@@ -229,7 +229,7 @@ impl Reader<'_> {
     pub fn read_f32(&self, index: usize, what: &str) -> Result<(Vec<f32>, usize), LoadError> {
         let (el, accessor) = self.elements(index, what)?;
         let mut out = vec![0.0f32; el.count * el.components];
-        if !el.bytes.is_empty() || el.count == 0 {
+        if !el.bytes.is_empty() {
             for i in 0..el.count {
                 let base = i * el.stride;
                 for c in 0..el.components {

@@ -452,7 +452,7 @@ fn load_primitive(
     let read_vec = |semantic: Semantic, name: &str, want: usize| -> Result<Option<Vec<f32>>, LoadError> {
         let Some(a) = attribute(semantic) else { return Ok(None) };
         let (values, comps) = reader.read_f32(a, &format!("{context} {name}"))?;
-        if comps != want && !(want == 4 && comps == 4) {
+        if comps != want {
             return Err(invalid(format!("{name} has {comps} components, expected {want}")));
         }
         if values.len() != count * want {

@@ -55,7 +55,7 @@ pub(crate) fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
             }
             le_bytes_to_texels(level.data)
         }
-        SUPERCOMPRESSION_ZSTD => le_bytes_to_texels(&inflate(level.data, capacity)?),
+        SUPERCOMPRESSION_ZSTD => inflate(level.data, capacity)?,
         other => return Err(Ktx2Error::UnsupportedSupercompression(other)),
     };
     Ok(Rgba16Image { width, height, texels })
@@ -162,21 +162,29 @@ fn check_dfd(basic: Option<&Basic>) -> Result<(), Ktx2Error> {
 /// allocated at `expected` bytes (already checked against `width * height * 8`,
 /// `uncompressedByteLength` and [`crate::MAX_IMAGE_BYTES`]) and zstd may not write
 /// past it: a frame inflating to more fails instead of growing the buffer.
-fn inflate(compressed: &[u8], expected: usize) -> Result<Vec<u8>, Ktx2Error> {
+/// The texels are inflated in place into their own buffer: no byte copy of the image.
+fn inflate(compressed: &[u8], expected: usize) -> Result<Vec<u16>, Ktx2Error> {
     let expected_u64 = expected as u64;
     if let Some(declared) = declared_content_size(compressed)? {
         if declared != expected_u64 {
             return Err(Ktx2Error::InflatedLength { found: declared, expected: expected_u64 });
         }
     }
-    let mut raw = Vec::with_capacity(expected);
+    // `expected` is width × height × 8, so even.
+    let mut texels = vec![0u16; expected / 2];
     // Inflates every frame in turn (skipping skippable ones) and verifies checksums.
     let mut decompressor = zstd::bulk::Decompressor::new().map_err(Ktx2Error::Zstd)?;
-    decompressor.decompress_to_buffer(compressed, &mut raw).map_err(Ktx2Error::Zstd)?;
-    if raw.len() != expected {
-        return Err(Ktx2Error::InflatedLength { found: raw.len() as u64, expected: expected_u64 });
+    let found = decompressor
+        .decompress_to_buffer(compressed, bytemuck::cast_slice_mut::<u16, u8>(&mut texels))
+        .map_err(Ktx2Error::Zstd)?;
+    if found != expected {
+        return Err(Ktx2Error::InflatedLength { found: found as u64, expected: expected_u64 });
     }
-    Ok(raw)
+    // The level is little-endian; on a big-endian machine each value is swapped in place.
+    for texel in &mut texels {
+        *texel = u16::from_le(*texel);
+    }
+    Ok(texels)
 }
 
 /// Sum of the content sizes the frames declare, or `None` if a frame leaves it out.
