@@ -192,7 +192,8 @@ pub struct Channel {
     pub node: usize,
     pub property: Property,
     pub interpolation: Interpolation,
-    /// Key times in seconds, strictly increasing.
+    /// Key times in seconds, never decreasing (the loader refuses a key earlier than
+    /// the one before it; a repeated time makes a jump to the later key).
     pub times: Vec<f32>,
     /// Flattened key values: `times.len() × width` for STEP/LINEAR, and
     /// `times.len() × 3 × width` (in-tangent, value, out-tangent) for CUBICSPLINE,
