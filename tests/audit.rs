@@ -145,12 +145,16 @@ fn kenney_die_fills_death_and_duplicates_are_reported() {
     let warnings = stderr(&o);
     assert!(
         warnings.contains(
-            "4 clips match slot attack; \"attack-melee-right\" fills it (it comes first in bake order) and \
-             \"attack-melee-left\", \"attack-kick-right\", \"attack-kick-left\" bake with slot null"
+            "warning: slot attack: \"attack-melee-right\" (comes first in bake order) over \
+             \"attack-melee-left\", \"attack-kick-right\", \"attack-kick-left\", which bake with slot null\n"
         ),
         "{warnings}"
     );
-    assert!(warnings.contains("7 clips match no slot of the built-in alias table and bake with slot null: \"drive\""));
+    assert!(warnings.contains("warning: 7 clips match no slot and bake with slot null: \"drive\""), "{warnings}");
+    // One line per finding, each kind's advice once: 7 findings (unassigned clips, six
+    // slots with several clips), and two hints.
+    assert_eq!(warnings.lines().filter(|l| l.starts_with("warning: ")).count(), 7, "{warnings}");
+    assert_eq!(warnings.lines().filter(|l| l.starts_with("  hint: ")).count(), 2, "{warnings}");
     assert!(!warnings.contains("\"static\""), "an ignored clip is not reported");
 
     // Every source clip is baked, so the description still lists all 32.
@@ -173,9 +177,23 @@ fn kenney_die_fills_death_and_duplicates_are_reported() {
 
 #[test]
 fn cesium_man_unnamed_clips_are_baked_and_reported() {
-    let dir = tempfile::tempdir().unwrap();
     let model = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
-    let o = bake_into(&model, dir.path(), &[]);
+    let sources = fixture("CesiumMan");
+    // By default its 19 unnamed animations, one per joint over the same 2 s, are one
+    // take: one clip, the unit's only one, which fills the fallback slot; the audit
+    // makes the same clip of the source.
+    let merged = tempfile::tempdir().unwrap();
+    let o = bake_into(&model, merged.path(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let description = read_json(&merged.path().join("CesiumMan.vat.json"));
+    assert_eq!(slots(&description), [("animation_0".to_string(), Some("idle".to_string()))]);
+    assert_eq!(description["clips"][0]["merged_from"], serde_json::json!((0..19).collect::<Vec<u32>>()));
+    let (code, report) = audit(&[merged.path().to_str().unwrap(), "--sources", sources.to_str().unwrap()]);
+    assert_eq!((code, kinds(&report, "CesiumMan.vat.json")), (Some(0), vec![]));
+
+    // Kept apart, they are 19 unnamed clips, reported.
+    let dir = tempfile::tempdir().unwrap();
+    let o = bake_into(&model, dir.path(), &["--no-merge-clips"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("19 clips have no name (\"animation_0\", \"animation_1\""),
@@ -187,14 +205,13 @@ fn cesium_man_unnamed_clips_are_baked_and_reported() {
     assert_eq!(clips.len(), 19, "never silently dropped");
     assert!(clips.iter().enumerate().all(|(i, (name, slot))| *name == format!("animation_{i}") && slot.is_none()));
 
-    let sources = fixture("CesiumMan");
     let (code, report) = audit(&[dir.path().to_str().unwrap(), "--sources", sources.to_str().unwrap()]);
     assert_eq!(code, Some(1));
     assert_eq!(kinds(&report, "CesiumMan.vat.json"), ["no_slots"]);
     assert!(finding(&report, "no_slots")["advice"].as_str().unwrap().contains("name the animations in the source"));
 
     let strict = dir.path().join("strict");
-    let o = bake_into(&model, &strict, &["--strict"]);
+    let o = bake_into(&model, &strict, &["--strict", "--no-merge-clips"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(!strict.exists());
 }
@@ -220,8 +237,8 @@ fn a_dead_clip_fills_death_and_the_seed_table_is_caught() {
     assert!(o.status.success());
     assert!(
         stderr(&o).contains(
-            "slot death is empty, but clip \"Dead\" looks like it belongs there (\"dead\" ~ \"death\"); if it does, \
-             add \"Dead\" to the death slot's names in the alias table"
+            "warning: slot death is empty, but clip \"Dead\" looks like it belongs there (\"dead\" ~ \"death\")\n  \
+             hint: if it does, add the clip's name to that slot's names in the alias table\n"
         ),
         "{}",
         stderr(&o)
@@ -260,7 +277,13 @@ fn machine_named_clips_never_bake_silently() {
     let out = dir.path().join("out");
     let o = bake_into(&squirrel, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("as the unit's only clip it fills the table's fallback slot idle"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "clip \"Armature|mixamo.com|Layer0\" matches no slot; as the only clip it fills the fallback slot idle"
+        ),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(
         slot_of(&read_json(&out.join("squirrel.vat.json")), "Armature|mixamo.com|Layer0").as_deref(),
         Some("idle")
@@ -273,17 +296,31 @@ fn machine_named_clips_never_bake_silently() {
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("none of its clips (\"Armature|mixamo.com|Layer0\") fills a slot of the alias table"));
 
-    // Several generated names: an error that says what to do; --clips is a deliberate choice.
+    // Several generated names with the built-in table: every clip bakes, with slot null,
+    // and one finding says so (a tank, a chest: the game's own table is what it must fill).
     let generated = edited_fixture("Fox/Fox.glb", &dir.path().join("generated.glb"), |json| {
         rename_clips(json, &["clip_7f3a9c", "clip_0b12ee", "clip_93aa01"]);
     });
+    let baked = dir.path().join("baked");
+    let o = bake_into(&generated, &baked, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "warning: none of the 3 clips (\"clip_7f3a9c\", \"clip_0b12ee\", \"clip_93aa01\") fills a slot of the built-in \
+         alias table; all bake with slot null\n  hint: if a game will ask for these clips by slot, give it an alias table \
+         with their names (--aliases FILE, docs/AUDIT.md); --strict refuses such a unit\n"
+    );
+    let description = read_json(&baked.join("generated.vat.json"));
+    assert_eq!(description["clips"].as_array().unwrap().len(), 3);
+    assert!(description["clips"].as_array().unwrap().iter().all(|c| c["slot"].is_null()));
+    let (code, report) = audit(&[baked.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(kinds(&report, "generated.vat.json"), ["no_slots"]);
+    // --strict refuses it, saying what to do; nothing is written.
     let refused = dir.path().join("refused");
-    let o = bake_into(&generated, &refused, &[]);
+    let o = bake_into(&generated, &refused, &["--strict"]);
     assert_eq!(o.status.code(), Some(3));
-    let message = stderr(&o);
-    for advice in ["--aliases FILE", "`fallback`", "--clips"] {
-        assert!(message.contains(advice), "{message}");
-    }
+    assert!(stderr(&o).contains("--strict, and the clip names need attention: none of the 3 clips"), "{}", stderr(&o));
     assert!(!refused.exists(), "nothing written");
     let o = bake_into(&generated, &refused, &["--clips", "clip_7f3a9c,clip_0b12ee"]);
     assert!(o.status.success(), "{}", stderr(&o));

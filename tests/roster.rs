@@ -100,6 +100,16 @@ fn bakes_then_skips_unchanged_units_then_rebakes_what_changed() {
     assert!(dir.path().join("out/fox/fox.vat.png").is_file());
     let (_, report, _) = run(&file, &[]);
     assert_eq!(report["skipped"], 3, "{report}");
+
+    // So is a changed merging of takes split per node (`no_merge_clips = true` is --no-merge-clips).
+    roster(dir.path(), "", "12\ntexture_format = \"png\"\nno_merge_clips = true");
+    let (code, report, err) = run(&file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let s = statuses(&report);
+    assert_eq!((s[0].1.as_str(), s[1].1.as_str(), s[2].1.as_str()), ("baked", "skipped", "skipped"));
+    let description: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/fox/fox.vat.json")).unwrap()).unwrap();
+    assert_eq!(description["settings"]["merge_clips"], "never");
 }
 
 #[test]
@@ -219,4 +229,29 @@ fn check_audits_each_unit_against_its_own_source() {
         .find(|u| u["description"].as_str().unwrap().ends_with("fox.vat.json"))
         .unwrap();
     assert_eq!(fox["findings"][0]["kind"], "stale_source", "{fox}");
+}
+
+#[test]
+fn the_same_finding_of_several_units_is_said_once() {
+    // Three copies of SimpleSkin: each one's only, unnamed clip fills the fallback slot.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::copy(fixture("SimpleSkin/SimpleSkin.gltf"), dir.path().join(format!("{name}.gltf"))).unwrap();
+    }
+    let file = dir.path().join("roster.toml");
+    std::fs::write(&file, "output = \"out\"\n[[unit]]\nsource = \"*.gltf\"\nname = \"{stem}\"\n").unwrap();
+    let o = vatbake(&["roster", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let messages: String = stderr(&o).lines().filter(|l| !l.starts_with('[')).map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        messages,
+        "warning: 3 units (a, b, c): clip \"animation_0\" has no name; as the only clip it fills the fallback slot idle\n  \
+         hint: add its name to that slot in the table (or name the animation) to make it explicit\n"
+    );
+    // --json keeps every unit's findings, each with its code.
+    let (code, report, _) = run(&file, &["--force"]);
+    assert_eq!(code, Some(0));
+    for unit in report["units"].as_array().unwrap() {
+        assert_eq!(unit["warnings"][0]["code"], "fallback-slot", "{unit}");
+    }
 }

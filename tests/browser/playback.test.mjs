@@ -213,7 +213,7 @@ for (const fixture of FIXTURES) {
       test(`clip "${clipName}": VAT and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
         const clip = info.description.clips.find((c) => c.name === clipName);
         assert.ok(clip, `clip "${clipName}" is in the description`);
-        const sources = clip.source_indices ?? [clip.source_index];
+        const sources = clip.merged_from ?? [clip.source_index];
         const rows = [];
         for (const { t: time, between } of timesOf(clip)) {
           const vat = decodeMask(await page().evaluate(([c, tt]) => window.harness.renderVat(c, tt), [clipName, time]));
@@ -246,7 +246,7 @@ for (const fixture of FIXTURES) {
 
     test(`negative control: clip "${fixture.control.clip}" played at the wrong speed falls below IoU ${MIN_IOU}`, async (t) => {
       const clip = info.description.clips.find((c) => c.name === fixture.control.clip);
-      const sources = clip.source_indices ?? [clip.source_index];
+      const sources = clip.merged_from ?? [clip.source_index];
       const time = Math.round(fixture.control.at * (clip.rows - 1)) / clip.rate; // on a row
       const three = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, time, clip.loop]));
       for (const speed of WRONG_SPEEDS) {

@@ -66,3 +66,20 @@ d["buffers"].append({"byteLength": len(sparse), "uri": "data:application/octet-s
 d["bufferViews"] += [{"buffer": 1, "byteLength": 4}, {"buffer": 1, "byteOffset": 4, "byteLength": 48}]
 d["accessors"][0]["sparse"] = {"count": 4, "indices": {"bufferView": 3, "componentType": 5121}, "values": {"bufferView": 4}}
 write("sparse-count-past-accessor-count.gltf", d)
+
+
+# SimpleSkin (Khronos, CC0) with every weight scaled by 0.8: each point's weights sum to
+# 0.8, not 1 (the validator's ACCESSOR_WEIGHTS_NON_NORMALIZED error). Not hostile: real
+# exporters write such files, and readers (three.js included) renormalize.
+d = json.loads((out.parent.parent / "fixtures" / "SimpleSkin" / "SimpleSkin.gltf").read_text())
+acc = d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"]]
+view = d["bufferViews"][acc["bufferView"]]
+buf = d["buffers"][view["buffer"]]
+data = bytearray(base64.b64decode(buf["uri"].split(",", 1)[1]))
+for i in range(acc["count"]):
+    at = view.get("byteOffset", 0) + acc.get("byteOffset", 0) + i * view.get("byteStride", 16)
+    struct.pack_into("<4f", data, at, *(w * 0.8 for w in struct.unpack_from("<4f", data, at)))
+acc["min"] = [w * 0.8 for w in acc["min"]]
+acc["max"] = [w * 0.8 for w in acc["max"]]
+buf["uri"] = "data:application/octet-stream;base64," + base64.b64encode(bytes(data)).decode()
+write("weights-sum-not-one.gltf", d)

@@ -50,7 +50,8 @@ pub struct BakedClip {
     pub rate: f64,
 }
 
-/// The source model's clips, as its glTF JSON gives them.
+/// The source model's clips, as its glTF JSON gives them, after the bake's merging
+/// of takes split per node (its `merge_clips` setting) is applied.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceClips {
     /// SHA-256 of the source file's bytes, lowercase hex.
@@ -62,17 +63,19 @@ pub struct SourceClips {
 pub struct SourceClip {
     /// `None` for an unnamed animation (the bake calls it `animation_<index>`).
     pub name: Option<String>,
+    /// Index of the animation in the source file (the first one, for a merged take).
+    pub source_index: usize,
     /// Largest key time over the clip's channels (the input accessors' `max`), or
     /// `None` when an accessor has no `max` to read.
     pub duration: Option<f64>,
 }
 
 impl SourceClip {
-    /// The name the bake gives the clip at `index`.
-    pub fn display_name(&self, index: usize) -> String {
+    /// The name the bake gives the clip.
+    pub fn display_name(&self) -> String {
         match &self.name {
             Some(n) if !n.is_empty() => n.clone(),
-            _ => format!("animation_{index}"),
+            _ => format!("animation_{}", self.source_index),
         }
     }
 }
@@ -353,24 +356,22 @@ pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> 
         ));
     }
 
-    let source_names: Vec<String> = source.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    let source_names: Vec<String> = source.clips.iter().map(SourceClip::display_name).collect();
+    // The source clip at a baked clip's source index (merged takes make the two lists differ).
+    let at_index = |clip: &BakedClip| source.clips.iter().position(|c| c.source_index == clip.source_index as usize);
     // Each baked clip's source clip: by name (an unnamed clip's name carries its index).
     let matched: Vec<Option<usize>> = baked
         .clips
         .iter()
-        .map(|clip| {
-            let at = clip.source_index as usize;
-            if source_names.get(at) == Some(&clip.name) {
-                Some(at)
-            } else {
-                source_names.iter().position(|n| *n == clip.name)
-            }
+        .map(|clip| match at_index(clip) {
+            Some(at) if source_names[at] == clip.name => Some(at),
+            _ => source_names.iter().position(|n| *n == clip.name),
         })
         .collect();
 
     for (clip, found) in baked.clips.iter().zip(&matched) {
         let Some(index) = *found else {
-            let hint = match source_names.get(clip.source_index as usize) {
+            let hint = match at_index(clip).map(|at| &source_names[at]) {
                 Some(now) if !baked.clips.iter().any(|c| c.name == *now) => {
                     format!(" (its place, animation {}, is now \"{now}\": renamed?)", clip.source_index)
                 }
@@ -594,8 +595,10 @@ mod tests {
         let source = SourceClips {
             sha256: "d97044e701822bac".into(),
             clips: [("Survey", 3.4166667), ("Walk", 0.7083333), ("Run", 1.1583333)]
-                .map(|(n, d)| SourceClip { name: Some(n.into()), duration: Some(d) })
-                .to_vec(),
+                .into_iter()
+                .enumerate()
+                .map(|(i, (n, d))| SourceClip { name: Some(n.into()), source_index: i, duration: Some(d) })
+                .collect(),
         };
         (baked, source)
     }
@@ -702,7 +705,7 @@ mod tests {
     fn slots_against_the_table() {
         // The seed's bake: fragment matching left death empty, the source calls it "Dead".
         let (mut baked, mut source) = fox();
-        source.clips.push(SourceClip { name: Some("Dead".into()), duration: Some(1.0) });
+        source.clips.push(SourceClip { name: Some("Dead".into()), source_index: 3, duration: Some(1.0) });
         baked.clips.push(BakedClip {
             name: "Dead".into(),
             source_index: 3,

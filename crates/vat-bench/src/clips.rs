@@ -91,6 +91,7 @@ mod tests {
         Clip {
             name: Some(name.to_string()),
             source_index: 0,
+            merged_from: Vec::new(),
             channels: vec![Channel {
                 node: 0,
                 property: Property::Translation,

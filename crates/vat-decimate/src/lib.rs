@@ -91,7 +91,7 @@ mod sets;
 mod weld;
 
 use glam::Vec3;
-use vat_model::Model;
+use vat_model::{Finding, Model};
 
 pub use distance::{surface_distance, SurfaceDistance};
 
@@ -111,7 +111,7 @@ pub struct Decimation {
     pub decimated: bool,
     /// What the user should know: a no-op, dropped unused points, parts whose
     /// triangles were all degenerate.
-    pub notes: Vec<String>,
+    pub notes: Vec<Finding>,
 }
 
 /// Why a model cannot be decimated to a budget.
@@ -171,8 +171,9 @@ pub fn decimate_in(model: &Model, space: &[Vec3], budget: usize) -> Result<Decim
             source_to_point: (0..point_count as u32).map(Some).collect(),
             cell_size: 0.0,
             decimated: false,
-            notes: vec![format!(
-                "the budget of {budget} points is at or above the model's {point_count} points: nothing to decimate"
+            notes: vec![Finding::new(
+                "nothing-to-decimate",
+                format!("the budget of {budget} points is at or above the model's {point_count} points: nothing to decimate"),
             )],
         });
     }
@@ -188,13 +189,19 @@ pub fn decimate_in(model: &Model, space: &[Vec3], budget: usize) -> Result<Decim
 
     let mut notes = Vec::new();
     if merged.unused_points > 0 {
-        notes.push(format!("{} points that no triangle uses were dropped", merged.unused_points));
+        notes.push(Finding::new(
+            "unused-points-dropped",
+            format!("{} points that no triangle uses were dropped", merged.unused_points),
+        ));
     }
     for (part, lost) in &merged.vanished_parts {
         let p = &model.parts[*part];
-        notes.push(format!(
-            "part {part} (mesh {} primitive {}) has none of its {lost} triangles left: all were degenerate",
-            p.mesh, p.primitive
+        notes.push(Finding::new(
+            "part-vanished",
+            format!(
+                "part {part} (mesh {} primitive {}) has none of its {lost} triangles left: all were degenerate",
+                p.mesh, p.primitive
+            ),
         ));
     }
     Ok(Decimation {

@@ -28,7 +28,7 @@ pub(crate) struct Reader<'a> {
     pub values_read: std::cell::Cell<usize>,
 }
 
-fn components(ty: Type) -> usize {
+pub(crate) fn components(ty: Type) -> usize {
     match ty {
         Type::Scalar => 1,
         Type::Vec2 => 2,
@@ -53,7 +53,7 @@ fn type_name(ty: Type) -> &'static str {
 
 /// Converts one component to f32, applying the glTF normalization rules.
 #[inline]
-fn component_f32(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
+pub(crate) fn component_f32(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
     match ct {
         ComponentType::F32 => f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
         ComponentType::I8 => {
@@ -139,7 +139,7 @@ impl Reader<'_> {
     }
 
     /// The bytes of a buffer view, checked against its buffer, and its stride.
-    fn view(&self, index: usize) -> Result<(&[u8], Option<usize>), LoadError> {
+    pub(crate) fn view(&self, index: usize) -> Result<(&[u8], Option<usize>), LoadError> {
         let view = self.root.buffer_views.get(index).ok_or_else(|| {
             self.invalid(format!("buffer view {index} does not exist (the file has {})", self.root.buffer_views.len()))
         })?;

@@ -21,9 +21,12 @@
 
 mod accessor;
 mod container;
+mod draco;
 mod error;
+mod influences;
 mod materials;
 mod meshopt;
+pub mod takes;
 pub mod write;
 
 use std::path::Path;
@@ -34,11 +37,12 @@ use gltf::json::mesh::{Mode, Semantic};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use vat_model::{
-    Channel, Clip, Interpolation, Local, Model, MorphTarget, Node, Part, Property, Skin, Trs, DEGENERATE_NORMAL,
-    MAX_INFLUENCES,
+    Channel, Clip, Finding, Interpolation, Local, Model, MorphTarget, Node, Part, Property, Skin, Trs,
+    DEGENERATE_NORMAL, MAX_INFLUENCES,
 };
 
 pub use error::{ErrorKind, LoadError};
+pub use takes::{merge_clips, MergeClips};
 
 use accessor::Reader;
 
@@ -46,6 +50,7 @@ use accessor::Reader;
 const UNDERSTOOD_EXTENSIONS: &[&str] = &[
     "KHR_mesh_quantization",
     "EXT_meshopt_compression",
+    "KHR_draco_mesh_compression",
     "KHR_texture_transform",
     "KHR_texture_basisu",
     "EXT_texture_webp",
@@ -73,13 +78,23 @@ pub const MAX_POINTS: usize = 1 << 22;
 pub struct Options {
     /// Scene to bake; `None` means the document's default scene, else scene 0.
     pub scene: Option<usize>,
+    /// Joint influences kept per point, the strongest first (1 to 8); `None` keeps
+    /// every one the file has, up to 8.
+    pub max_influences: Option<usize>,
 }
 
 /// A loaded model and what the loader noticed but could work around.
 #[derive(Clone, Debug)]
 pub struct Loaded {
     pub model: Model,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Finding>,
+    /// Found about the joint influences, once for the whole model.
+    pub findings: Vec<Finding>,
+    /// Where some point has weight past its first set (JOINTS_1/WEIGHTS_1 and on):
+    /// each point's first set alone, renormalized, as a runtime that reads only
+    /// JOINTS_0/WEIGHTS_0 skins it (three.js's SkinnedMesh). Unskinned points
+    /// have weight 1 on joint 0 here, which nothing reads.
+    pub first_influence_set: Option<Vec<([u16; 4], [f32; 4])>>,
 }
 
 /// Reads a model file, with an error that names it.
@@ -134,32 +149,36 @@ pub fn load(file: &Path, bytes: &[u8], options: &Options) -> Result<Loaded, Load
     let decoded = meshopt::decode_views(file, &root, &buffers)?;
     let reader = Reader { file, root: &root, buffers, decoded, values_read: Default::default() };
     let mut warnings = Vec::new();
+    let mut tally = influences::Tally::default();
+    let mut first_set = Vec::new();
 
     let nodes = load_nodes(&reader)?;
     let scene_roots = scene_roots(&reader, &nodes, options.scene)?;
     let skins = load_skins(&reader)?;
     let mut model = Model { nodes, scene_roots, skins, ..Model::default() };
-    load_parts(&reader, &mut model, &mut warnings)?;
-    model.clips = load_clips(&reader, &model)?;
+    let mut influences = Influences { keep: options.max_influences, tally: &mut tally, first_set: &mut first_set };
+    load_parts(&reader, &mut model, &mut influences, &mut warnings)?;
+    model.clips = load_clips(&reader, &model, &mut warnings)?;
     model.materials = materials::carry(file, &json, container.bin, &reader.buffers, &mut warnings);
-    Ok(Loaded { model, warnings })
+    let first_influence_set = (tally.beyond_first_set > 0).then_some(first_set);
+    Ok(Loaded { model, warnings, findings: tally.findings(), first_influence_set })
 }
 
-/// What to do about Draco, wherever it is found.
-const DRACO_HINT: &str = "Draco-compressed geometry is not read; export without Draco \
-     (gltfpack -cc or EXT_meshopt_compression output is the supported way to ship compressed meshes)";
+/// The influence settings and what they came to, through the parts.
+struct Influences<'a> {
+    keep: Option<usize>,
+    tally: &'a mut influences::Tally,
+    /// Each point's first set, in point order.
+    first_set: &'a mut Vec<([u16; 4], [f32; 4])>,
+}
 
 fn check_extensions(file: &Path, root: &Root) -> Result<(), LoadError> {
     for ext in &root.extensions_required {
         if UNDERSTOOD_EXTENSIONS.contains(&ext.as_str()) {
             continue;
         }
-        let hint = match ext.as_str() {
-            "KHR_draco_mesh_compression" => DRACO_HINT,
-            _ => "re-export the model without this extension",
-        };
         return Err(LoadError::new(file, ErrorKind::Unsupported, format!("the model requires the extension {ext}"))
-            .with_hint(hint));
+            .with_hint("re-export the model without this extension"));
     }
     Ok(())
 }
@@ -361,7 +380,12 @@ fn scene_order(model: &Model) -> Vec<usize> {
     order
 }
 
-fn load_parts(reader: &Reader, model: &mut Model, warnings: &mut Vec<String>) -> Result<(), LoadError> {
+fn load_parts(
+    reader: &Reader,
+    model: &mut Model,
+    influences: &mut Influences,
+    warnings: &mut Vec<Finding>,
+) -> Result<(), LoadError> {
     let root = reader.root;
     for node_index in scene_order(model) {
         let json_node = &root.nodes[node_index];
@@ -394,6 +418,7 @@ fn load_parts(reader: &Reader, model: &mut Model, warnings: &mut Vec<String>) ->
                 primitive,
                 skin,
                 &context,
+                influences,
                 warnings,
             )?;
         }
@@ -415,22 +440,26 @@ fn load_primitive(
     primitive: &gltf::json::mesh::Primitive,
     skin: Option<usize>,
     context: &str,
-    warnings: &mut Vec<String>,
+    influences: &mut Influences,
+    warnings: &mut Vec<Finding>,
 ) -> Result<(), LoadError> {
     let invalid = |m: String| LoadError::new(reader.file, ErrorKind::Invalid, format!("{context}: {m}"));
-    // Whatever other extensions the primitive lists before it.
-    if primitive.extensions.as_ref().is_some_and(|e| e.others.contains_key("KHR_draco_mesh_compression")) {
-        return Err(LoadError::new(
-            reader.file,
-            ErrorKind::Unsupported,
-            format!("{context} is Draco-compressed (KHR_draco_mesh_compression)"),
-        )
-        .with_hint(DRACO_HINT));
-    }
     let attribute = |semantic: Semantic| primitive.attributes.get(&Checked::Valid(semantic)).map(|a| a.value());
+    // KHR_draco_mesh_compression: the attributes it names, and the indices, come
+    // from the decoded stream; the rest (and morph targets) from their accessors.
+    let draco = draco::decode(reader, primitive, context)?;
+    warnings.extend(draco.as_ref().and_then(|d| d.count_note()));
+    let read_f32 = |accessor: usize, semantic: Semantic, what: &str| {
+        let decoded = draco.as_ref().and_then(|d| d.read_f32(reader, accessor, &semantic, what));
+        decoded.unwrap_or_else(|| reader.read_f32(accessor, what))
+    };
+    let read_u32 = |accessor: usize, semantic: Semantic, what: &str| {
+        let decoded = draco.as_ref().and_then(|d| d.read_u32(reader, accessor, &semantic, what));
+        decoded.unwrap_or_else(|| reader.read_u32(accessor, what))
+    };
     let position_accessor =
         attribute(Semantic::Positions).ok_or_else(|| invalid("it has no POSITION attribute".into()))?;
-    let (positions, comps) = reader.read_f32(position_accessor, &format!("{context} POSITION"))?;
+    let (positions, comps) = read_f32(position_accessor, Semantic::Positions, &format!("{context} POSITION"))?;
     if comps != 3 {
         return Err(invalid("POSITION is not VEC3".into()));
     }
@@ -450,8 +479,8 @@ fn load_primitive(
         .with_hint("bake a smaller scene (--scene), or split the model"));
     }
     let read_vec = |semantic: Semantic, name: &str, want: usize| -> Result<Option<Vec<f32>>, LoadError> {
-        let Some(a) = attribute(semantic) else { return Ok(None) };
-        let (values, comps) = reader.read_f32(a, &format!("{context} {name}"))?;
+        let Some(a) = attribute(semantic.clone()) else { return Ok(None) };
+        let (values, comps) = read_f32(a, semantic, &format!("{context} {name}"))?;
         if comps != want {
             return Err(invalid(format!("{name} has {comps} components, expected {want}")));
         }
@@ -471,8 +500,15 @@ fn load_primitive(
         Checked::Valid(m) => m,
         Checked::Invalid => return Err(invalid("unknown primitive mode".into())),
     };
-    let indices: Vec<u32> = match primitive.indices {
-        Some(a) => {
+    let indices: Vec<u32> = match (&draco, primitive.indices) {
+        (Some(d), _) => {
+            let values = d.indices(reader)?;
+            if let Some(&bad) = values.iter().find(|&&i| i as usize >= count) {
+                return Err(invalid(format!("Draco index {bad} is out of range: the primitive has {count} points")));
+            }
+            values
+        }
+        (None, Some(a)) => {
             let (values, comps) = reader.read_u32(a.value(), &format!("{context} indices"))?;
             if comps != 1 {
                 return Err(invalid("indices are not SCALAR".into()));
@@ -482,7 +518,7 @@ fn load_primitive(
             }
             values
         }
-        None => (0..count as u32).collect(),
+        (None, None) => (0..count as u32).collect(),
     };
     let local_triangles: Vec<[u32; 3]> = match mode {
         Mode::Triangles => indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
@@ -497,8 +533,11 @@ fn load_primitive(
             .collect(),
         Mode::TriangleFan => (2..indices.len()).map(|i| [indices[0], indices[i - 1], indices[i]]).collect(),
         _ => {
-            warnings.push(format!(
-                "{context} draws points or lines: its points are baked, the rest mesh has no triangles for them"
+            warnings.push(Finding::new(
+                "points-or-lines",
+                format!(
+                    "{context} draws points or lines: its points are baked, the rest mesh has no triangles for them"
+                ),
             ));
             Vec::new()
         }
@@ -508,8 +547,9 @@ fn load_primitive(
     let part_skin =
         skin.filter(|_| attribute(Semantic::Joints(0)).is_some() && attribute(Semantic::Weights(0)).is_some());
     if skin.is_some() && part_skin.is_none() {
-        warnings.push(format!(
-            "{context} is on a skinned node but has no JOINTS_0/WEIGHTS_0; it moves rigidly with its node"
+        warnings.push(Finding::new(
+            "no-joint-weights",
+            format!("{context} is on a skinned node but has no JOINTS_0/WEIGHTS_0; it moves rigidly with its node"),
         ));
     }
     let mut joints = vec![[0u16; MAX_INFLUENCES]; count];
@@ -520,8 +560,8 @@ fn load_primitive(
         let mut sets: Vec<(Vec<u32>, Vec<f32>)> = Vec::new();
         let mut set = 0;
         while let (Some(j), Some(w)) = (attribute(Semantic::Joints(set)), attribute(Semantic::Weights(set))) {
-            let (jv, jc) = reader.read_u32(j, &format!("{context} JOINTS_{set}"))?;
-            let (wv, wc) = reader.read_f32(w, &format!("{context} WEIGHTS_{set}"))?;
+            let (jv, jc) = read_u32(j, Semantic::Joints(set), &format!("{context} JOINTS_{set}"))?;
+            let (wv, wc) = read_f32(w, Semantic::Weights(set), &format!("{context} WEIGHTS_{set}"))?;
             if jc != 4 || wc != 4 || jv.len() != count * 4 || wv.len() != count * 4 {
                 return Err(invalid(format!("JOINTS_{set}/WEIGHTS_{set} are not VEC4 with one element per point")));
             }
@@ -544,39 +584,21 @@ fn load_primitive(
             sets.push((jv, wv));
             set += 1;
         }
-        if set > 2 {
-            warnings.push(format!(
-                "{context} has {} influences per point; the strongest {MAX_INFLUENCES} are kept",
-                set * 4
+        let combined = influences::combine(&sets, count, influences.keep.unwrap_or(MAX_INFLUENCES), influences.tally);
+        if combined.unweighted > 0 {
+            warnings.push(Finding::new(
+                "unweighted-points",
+                format!(
+                    "{context}: {} points have no joint weight; they follow the skin's first joint",
+                    combined.unweighted
+                ),
             ));
         }
-        let mut unweighted = 0;
-        let mut list: Vec<(u32, f32)> = Vec::with_capacity(sets.len() * 4);
-        for p in 0..count {
-            list.clear();
-            for (jv, wv) in &sets {
-                let point = jv[p * 4..p * 4 + 4].iter().zip(&wv[p * 4..p * 4 + 4]);
-                list.extend(point.filter(|&(_, &weight)| weight > 0.0).map(|(&joint, &weight)| (joint, weight)));
-            }
-            // Stable sort: equal weights keep their source order, so output is deterministic.
-            list.sort_by(|a, b| b.1.total_cmp(&a.1));
-            list.truncate(MAX_INFLUENCES);
-            let sum: f32 = list.iter().map(|x| x.1).sum();
-            if sum <= 0.0 {
-                unweighted += 1;
-                weights[p][0] = 1.0; // joint 0: glTF leaves such points undefined
-                continue;
-            }
-            for (slot, &(joint, weight)) in list.iter().enumerate() {
-                joints[p][slot] = joint as u16;
-                weights[p][slot] = weight / sum;
-            }
-        }
-        if unweighted > 0 {
-            warnings.push(format!(
-                "{context}: {unweighted} points have no joint weight; they follow the skin's first joint"
-            ));
-        }
+        joints = combined.joints;
+        weights = combined.weights;
+        influences.first_set.extend(combined.first_set);
+    } else {
+        influences.first_set.extend(std::iter::repeat_n(([0; 4], [1.0, 0.0, 0.0, 0.0]), count));
     }
 
     // Morph targets.
@@ -662,8 +684,12 @@ fn vertex_normals(positions: &[Vec3], triangles: &[[u32; 3]]) -> Vec<Vec3> {
     normals.into_iter().map(|n| n.normalize_or(DEGENERATE_NORMAL)).collect()
 }
 
-fn load_clips(reader: &Reader, model: &Model) -> Result<Vec<Clip>, LoadError> {
+/// Every animation as a clip. A node's property animated twice in one animation
+/// (the spec forbids it; some FBX converters write it): the last channel wins,
+/// with one warning per file.
+fn load_clips(reader: &Reader, model: &Model, warnings: &mut Vec<Finding>) -> Result<Vec<Clip>, LoadError> {
     let root = reader.root;
+    let mut repeats: Vec<String> = Vec::new();
     let mut clips = Vec::with_capacity(root.animations.len());
     for (index, animation) in root.animations.iter().enumerate() {
         let label = match &animation.name {
@@ -729,7 +755,28 @@ fn load_clips(reader: &Reader, model: &Model) -> Result<Vec<Clip>, LoadError> {
             }
             channels.push(Channel { node, property, interpolation, times, values });
         }
-        clips.push(Clip { name: animation.name.clone(), source_index: index, channels });
+        let before = channels.len();
+        let mut seen = std::collections::HashSet::new();
+        channels.reverse();
+        channels.retain(|c| seen.insert((c.node, c.property)));
+        channels.reverse();
+        if channels.len() < before {
+            let repeated = before - channels.len();
+            let s = if repeated == 1 { " repeats" } else { "s repeat" };
+            repeats.push(format!("{label}: {repeated} channel{s} a node's property"));
+        }
+        clips.push(Clip { name: animation.name.clone(), source_index: index, merged_from: Vec::new(), channels });
+    }
+    if !repeats.is_empty() {
+        let more =
+            if repeats.len() > 3 { format!(" and {} more animations", repeats.len() - 3) } else { String::new() };
+        warnings.push(Finding::new(
+            "repeated-channels",
+            format!(
+                "{}{more} (the spec forbids it); the last of each is used",
+                repeats[..repeats.len().min(3)].join("; ")
+            ),
+        ));
     }
     Ok(clips)
 }

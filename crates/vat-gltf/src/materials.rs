@@ -55,7 +55,7 @@ pub(crate) fn carry(
     json: &Value,
     bin: Option<&[u8]>,
     buffers: &[Vec<u8>],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<vat_model::Finding>,
 ) -> MaterialSet {
     let mut images = Vec::new();
     let mut image_data = Vec::new();
@@ -72,9 +72,12 @@ pub(crate) fn carry(
         };
         let over_cap = bytes.as_ref().is_some_and(|b| carried_bytes + b.len() > MAX_CARRIED_IMAGE_BYTES);
         if over_cap {
-            warnings.push(format!(
-                "image {index}: the images add up to more than {} MiB; the rest mesh carries a 1×1 grey placeholder in its place",
-                MAX_CARRIED_IMAGE_BYTES >> 20
+            warnings.push(vat_model::Finding::new(
+                "image-placeholder",
+                format!(
+                    "image {index}: the images add up to more than {} MiB; the rest mesh carries a 1×1 grey placeholder in its place",
+                    MAX_CARRIED_IMAGE_BYTES >> 20
+                ),
             ));
         }
         let bytes = bytes.filter(|_| !over_cap);
@@ -92,8 +95,9 @@ pub(crate) fn carry(
             None if over_cap => (PLACEHOLDER_PNG.to_vec(), "image/png".to_string()),
             None => {
                 let source = uri.filter(|u| !u.starts_with("data:")).map(|u| format!(" (\"{u}\")")).unwrap_or_default();
-                warnings.push(format!(
-                    "image {index}{source} could not be read; the rest mesh carries a 1×1 grey placeholder in its place"
+                warnings.push(vat_model::Finding::new(
+                    "image-placeholder",
+                    format!("image {index}{source} could not be read; the rest mesh carries a 1×1 grey placeholder in its place"),
                 ));
                 (PLACEHOLDER_PNG.to_vec(), "image/png".to_string())
             }

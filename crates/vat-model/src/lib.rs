@@ -162,13 +162,41 @@ impl Points {
     }
 }
 
+/// Something a stage noticed and worked around, for whoever runs the bake: a
+/// stable `code` that scripts match on, one short line of facts, and what to do
+/// about it (said once per code, not on every finding).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Kebab-case, stable across versions (docs/CLI.md lists them).
+    pub code: &'static str,
+    /// One line, no file name (the caller knows which file it was about).
+    pub message: String,
+    /// What the user can do, when there is something to do.
+    pub advice: Option<&'static str>,
+}
+
+impl Finding {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Finding { code, message: message.into(), advice: None }
+    }
+
+    pub fn advice(mut self, advice: &'static str) -> Self {
+        self.advice = Some(advice);
+        self
+    }
+}
+
 /// An animation clip as keyframe channels.
 #[derive(Clone, Debug)]
 pub struct Clip {
     /// The source clip's name, if it has one.
     pub name: Option<String>,
-    /// Index of the animation in the source file.
+    /// Index of the animation in the source file (the first one, for a merged take).
     pub source_index: usize,
+    /// For a take merged from several source animations (an exporter that split one
+    /// take into one animation per node): the source index of each, in source order,
+    /// `source_index` first. Empty for a clip that is one source animation.
+    pub merged_from: Vec<usize>,
     pub channels: Vec<Channel>,
 }
 
@@ -202,7 +230,7 @@ pub struct Channel {
     pub values: Vec<f32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Property {
     Translation,
     Rotation,

@@ -29,9 +29,8 @@ pub fn evaluate_pose(model: &Model, pose: &Pose, positions: &mut [Vec3], normals
 
 /// Bind-pose positions as a viewer that ignores skins would show them: every
 /// part's raw positions through its node's rest world matrix, no morph targets.
-/// Against the evaluated rest pose this is the size check that catches skinning
-/// and dequantization going wrong; for a skinned part the node matrix matters
-/// when it holds the dequantization of quantized positions (gltfpack does that).
+/// The decimation clusters in this space, so that one grid cell has one size in
+/// the world across parts under differently scaled nodes.
 pub fn bind_pose_positions(model: &Model) -> Vec<Vec3> {
     let worlds = world_matrices(model, &sample_pose(model, None, 0.0));
     let mut positions = model.points.positions.clone();

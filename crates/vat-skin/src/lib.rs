@@ -14,7 +14,9 @@
 //!   across threads and write results wherever they need them.
 //! - [`evaluate_clip`] evaluates many times at once, in parallel, into
 //!   [`Frames`]; the result is bit-identical at any thread count.
-//! - [`bind_pose_positions`] gives the positions a skin-unaware viewer would show, for size checks.
+//! - [`bind_pose_positions`] gives the positions a skin-unaware viewer would show (the
+//!   decimation's grid); [`skeleton_size_ratio`] is the size check: the evaluated mesh
+//!   against its skeleton, over the same in bind space.
 //!
 //! What it does not do: load files, decide which times to sample, resample or
 //! loop clips, or quantize. It reads only `Model::nodes`, `scene_roots`, `skins`,
@@ -52,7 +54,7 @@
 //!     times: vec![0.0, 1.0],
 //!     values: vec![0.0, 0.0, 0.0, 0.0, 2.0, 0.0],
 //! };
-//! let clip = Clip { name: None, source_index: 0, channels: vec![rise] };
+//! let clip = Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![rise] };
 //!
 //! let frames = vat_skin::evaluate_clip(&model, Some(&clip), &[0.0, 0.5, 1.0]);
 //! assert_eq!(frames.row_positions(1), [Vec3::new(1.0, 1.0, 0.0)]);
@@ -63,6 +65,7 @@ mod deform;
 mod hierarchy;
 mod rig;
 mod sample;
+mod size;
 #[cfg(test)]
 mod test_models;
 
@@ -73,6 +76,7 @@ pub use deform::{bind_pose_positions, evaluate_pose, DEGENERATE_NORMAL};
 pub use hierarchy::world_matrices;
 pub use rig::{Rig, RowPose};
 pub use sample::{sample_channel, sample_pose, Pose};
+pub use size::{skeleton_size_ratio, spread};
 
 /// Evaluate a clip (`None` = rest pose) at the given times, one row each, into
 /// `Frames` of `times.len()` rows × `model.points.len()` points.
@@ -139,7 +143,7 @@ mod tests {
         let values = z_of_keys.iter().zip(w_of_keys).flat_map(|(&z, w)| [0.0, 0.0, z, w]).collect();
         let rotation =
             Channel { node: 2, property: Property::Rotation, interpolation: Interpolation::Linear, times, values };
-        (model, Clip { name: None, source_index: 0, channels: vec![rotation] })
+        (model, Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![rotation] })
     }
 
     fn assert_positions(got: &[Vec3], want: &[[f32; 2]]) {

@@ -317,6 +317,7 @@ mod tests {
         let clip = Clip {
             name: None,
             source_index: 0,
+            merged_from: Vec::new(),
             channels: vec![translation_keys(Interpolation::Linear), on_matrix_node],
         };
 
@@ -340,7 +341,7 @@ mod tests {
         node.morph_weights = vec![0.0, 0.0];
         let model = with_nodes(vec![node]);
         let weights = channel(Property::Weights, Interpolation::Linear, &[0.0, 2.0], &[0.0, 1.0, 1.0, 0.0]);
-        let clip = Clip { name: None, source_index: 0, channels: vec![weights] };
+        let clip = Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![weights] };
         assert_eq!(sample_pose(&model, Some(&clip), 0.5).morph_weights[0], [0.25, 0.75]);
         assert_eq!(sample_pose(&model, None, 0.5).morph_weights[0], [0.0, 0.0]);
     }

@@ -104,7 +104,7 @@ pub fn audit(settings: &AuditSettings) -> Result<AuditReport> {
         })
         .collect();
     let distinct: BTreeSet<&PathBuf> = candidates.iter().flatten().flatten().collect();
-    let sources: HashMap<&PathBuf, Result<SourceClips, String>> =
+    let sources: HashMap<&PathBuf, Result<SourceDocument, String>> =
         distinct.into_par_iter().map(|path| (path, read_source(path))).collect();
 
     let results: Vec<UnitReport> = read
@@ -133,7 +133,7 @@ impl AuditReport {
 fn audit_unit(
     read: &Entry,
     candidates: &Result<Vec<PathBuf>, Finding>,
-    sources: &HashMap<&PathBuf, Result<SourceClips, String>>,
+    sources: &HashMap<&PathBuf, Result<SourceDocument, String>>,
     table: &vat_audit::AliasTable,
 ) -> UnitReport {
     let description = match &read.description {
@@ -147,7 +147,7 @@ fn audit_unit(
     let mut findings = Vec::new();
 
     // Pick the source: the candidate whose bytes are the baked ones, else the only or first one.
-    let found: Vec<(&PathBuf, &Result<SourceClips, String>)> = match candidates {
+    let found: Vec<(&PathBuf, &Result<SourceDocument, String>)> = match candidates {
         Ok(c) => c.iter().map(|p| (p, &sources[p])).collect(),
         Err(_) => Vec::new(),
     };
@@ -174,7 +174,8 @@ fn audit_unit(
                     "give each unit's source a unique file name, or point --sources at the right folder",
                 ));
             }
-            findings.extend(vat_audit::check_source(&baked, source, table));
+            let merge = merge_mode(&description.settings.merge_clips);
+            findings.extend(vat_audit::check_source(&baked, &source.clips(merge), table));
         }
     }
     if chosen.is_none_or(|(_, s)| s.is_err()) {
@@ -350,6 +351,7 @@ struct ChannelSampler {
 
 #[derive(Deserialize)]
 struct ChannelPath {
+    node: Option<usize>,
     path: String,
 }
 
@@ -360,12 +362,64 @@ struct SamplerInput {
 
 #[derive(Deserialize)]
 struct AccessorMax {
+    min: Option<Vec<f64>>,
     max: Option<Vec<f64>>,
 }
 
-/// A source's hash and clips, from its JSON alone: each clip's duration is the largest
-/// `max` of its channels' key-time accessors (glTF requires `max` on animation inputs).
-fn read_source(path: &Path) -> Result<SourceClips, String> {
+/// A source's hash and animations, from its JSON alone.
+struct SourceDocument {
+    sha256: String,
+    animations: Vec<SourceAnimation>,
+}
+
+/// One animation: its name, duration, key-time range and targets.
+struct SourceAnimation {
+    name: Option<String>,
+    /// The largest `max` of its channels' key-time accessors (glTF requires `min`
+    /// and `max` on animation inputs), or `None` when one has none.
+    duration: Option<f64>,
+    /// The smallest `min` and largest `max` of those accessors, for the merging of takes.
+    range: Option<(f64, f64)>,
+    targets: Vec<(usize, vat_model::Property)>,
+}
+
+/// The description's `merge_clips` setting as a mode; an unknown value merges nothing.
+fn merge_mode(recorded: &str) -> vat_gltf::MergeClips {
+    match recorded {
+        "auto" => vat_gltf::MergeClips::Auto,
+        "always" => vat_gltf::MergeClips::Always,
+        _ => vat_gltf::MergeClips::Never,
+    }
+}
+
+impl SourceDocument {
+    /// The clips a bake with this merge mode makes of the source's animations: the
+    /// same grouping as the bake's (`vat_gltf::takes`), from the JSON alone.
+    fn clips(&self, merge: vat_gltf::MergeClips) -> SourceClips {
+        let summaries: Vec<vat_gltf::takes::Animation> = self
+            .animations
+            .iter()
+            .map(|a| vat_gltf::takes::Animation { name: a.name.as_deref(), range: a.range, targets: a.targets.clone() })
+            .collect();
+        let clips = vat_gltf::takes::group(&summaries, merge)
+            .into_iter()
+            .map(|take| {
+                let first = &self.animations[take.members[0]];
+                let mut durations = take.members.iter().map(|&i| self.animations[i].duration);
+                SourceClip {
+                    name: take.name.or_else(|| first.name.clone()),
+                    source_index: take.members[0],
+                    duration: durations.try_fold(0.0f64, |d, m| m.map(|m| d.max(m))),
+                }
+            })
+            .collect();
+        SourceClips { sha256: self.sha256.clone(), clips }
+    }
+}
+
+/// A source's hash and animations, from its JSON alone: each animation's duration is
+/// the largest `max` of its channels' key-time accessors.
+fn read_source(path: &Path) -> Result<SourceDocument, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let sha256 = format!("{:x}", Sha256::digest(&bytes));
     let json = vat_gltf::document_json(path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint))?;
@@ -374,27 +428,34 @@ fn read_source(path: &Path) -> Result<SourceClips, String> {
     if !document.asset.version.starts_with("2.") {
         return Err(format!("glTF version {}; only 2.x is read", document.asset.version));
     }
-    let clips = document
+    let animations = document
         .animations
         .iter()
         .map(|animation| {
+            use vat_model::Property;
             let mut duration = Some(0.0f64);
+            let mut range: Option<Option<(f64, f64)>> = None;
+            let mut targets = Vec::new();
             for channel in &animation.channels {
-                if !matches!(channel.target.path.as_str(), "translation" | "rotation" | "scale" | "weights") {
-                    continue; // not node motion (e.g. KHR_animation_pointer): the bake skips it too
-                }
-                let max = animation
-                    .samplers
-                    .get(channel.sampler)
-                    .and_then(|s| document.accessors.get(s.input))
-                    .and_then(|a| a.max.as_ref())
-                    .and_then(|m| m.first().copied());
+                let property = match channel.target.path.as_str() {
+                    "translation" => Property::Translation,
+                    "rotation" => Property::Rotation,
+                    "scale" => Property::Scale,
+                    "weights" => Property::Weights,
+                    _ => continue, // not node motion (e.g. KHR_animation_pointer): the bake skips it too
+                };
+                let input = animation.samplers.get(channel.sampler).and_then(|s| document.accessors.get(s.input));
+                let first = |v: &Option<Vec<f64>>| v.as_ref().and_then(|m| m.first().copied());
+                let (min, max) = (input.and_then(|a| first(&a.min)), input.and_then(|a| first(&a.max)));
                 duration = duration.zip(max).map(|(d, m)| d.max(m));
+                let known = range.unwrap_or(Some((f64::INFINITY, f64::NEG_INFINITY)));
+                range = Some(known.zip(min.zip(max)).map(|((a, b), (lo, hi))| (a.min(lo), b.max(hi))));
+                targets.extend(channel.target.node.map(|node| (node, property)));
             }
-            SourceClip { name: animation.name.clone(), duration }
+            SourceAnimation { name: animation.name.clone(), duration, range: range.flatten(), targets }
         })
         .collect();
-    Ok(SourceClips { sha256, clips })
+    Ok(SourceDocument { sha256, animations })
 }
 
 /// The texture's header facts, reading only its first bytes.

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use vat_bounds::Bounds;
-use vat_model::{Clip, ClipRows, Layout, Model};
+use vat_model::{Clip, ClipRows, Finding, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Source, Texture};
@@ -24,7 +24,8 @@ use crate::texels;
 /// The tool's name and version, as written into every output.
 pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
 
-/// A rest-pose to bind-pose size ratio outside this range means the model came
+/// The evaluated mesh's size against its skeleton, over the same in bind space
+/// ([`vat_skin::skeleton_size_ratio`]), outside this range means the model came
 /// out the wrong size (the bone-scale and quantization "smear" traps: 1.5–2.4×
 /// too big, or flattened).
 const SIZE_GUARD: (f32, f32) = (1.0 / 1.5, 1.5);
@@ -67,15 +68,19 @@ pub struct BakeReport {
     pub mesh_bytes: u64,
     pub raw_texel_bytes: u64,
     pub precision: f32,
-    /// Rest-pose size over bind-pose size (see the size guard); 1 for a well-formed rig.
+    /// The evaluated mesh's size against its skeleton over the same in bind space
+    /// (the size guard's figure); 1 for a well-formed rig in its bind pose.
     pub size_ratio: f32,
     /// The decimation and its error, as in the description; null when every point was baked.
     pub decimation: Option<description::Decimation>,
     /// What the user may like to know but need not act on (a point budget that
     /// covers every point, points no triangle used).
-    pub notes: Vec<String>,
+    #[serde(serialize_with = "crate::messages::findings_json")]
+    pub notes: Vec<Finding>,
     pub timings_ms: Timings,
-    pub warnings: Vec<String>,
+    /// What the user may want to act on: one per kind, each with a stable code.
+    #[serde(serialize_with = "crate::messages::findings_json")]
+    pub warnings: Vec<Finding>,
     #[serde(skip)]
     pub description: Description,
 }
@@ -98,14 +103,6 @@ fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -
         }
     }
     Ok(picked)
-}
-
-/// Size of a point cloud as its root-mean-square distance from its centroid: unlike
-/// a bounding-box height, it does not change when a rig's root turns Z-up into Y-up.
-fn spread(points: &[Vec3]) -> f32 {
-    let n = points.len().max(1) as f32;
-    let centroid = points.iter().copied().sum::<Vec3>() / n;
-    (points.iter().map(|p| p.distance_squared(centroid)).sum::<f32>() / n).sqrt()
 }
 
 /// What a bake tells whoever watches it (a progress bar): the stage it has
@@ -132,14 +129,28 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let file = settings.input.as_path();
     let mut timings = Timings::default();
     let mut warnings = Vec::new();
+    let mut notes = Vec::new();
 
     // Load.
     let at = Instant::now();
     watch.stage("load");
     let source_bytes = vat_gltf::read_file(file)?;
-    let loaded = vat_gltf::load(file, &source_bytes, &vat_gltf::Options { scene: settings.scene })?;
-    let model = loaded.model;
+    let options = vat_gltf::Options { scene: settings.scene, max_influences: settings.max_influences };
+    let loaded = vat_gltf::load(file, &source_bytes, &options)?;
+    let mut model = loaded.model;
     warnings.extend(loaded.warnings);
+    for finding in loaded.findings {
+        // Influences cut to a number the user chose are what they asked for.
+        match finding.code {
+            "influences-cut" if settings.max_influences.is_some() => notes.push(finding),
+            _ => warnings.push(finding),
+        }
+    }
+    let first_influence_set = loaded.first_influence_set;
+    // One take split into one animation per node becomes one clip again (vat_gltf::takes).
+    let merged_notes;
+    (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
+    notes.extend(merged_notes);
     let sha256 = format!("{:x}", Sha256::digest(&source_bytes));
     timings.load = ms(at);
 
@@ -160,8 +171,8 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let at = Instant::now();
     watch.stage("decimate");
     let source = &model;
-    let decimation = decimate(source, settings.points, file)?;
-    let notes: Vec<String> = decimation.iter().flat_map(|d| d.notes.iter().cloned()).collect();
+    let decimation = decimate(source, settings, &mut warnings)?;
+    notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(source, |d| &d.model);
     timings.decimate = ms(at);
 
@@ -189,8 +200,8 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
     rig.evaluate_normalized(&rig.pose(None, 0.0), &mut rest_positions, &mut rest_normals);
-    let size_ratio = size_ratio(model, &rest_positions);
-    size_guard(size_ratio, settings.size_guard, file)?;
+    let size_ratio = vat_skin::skeleton_size_ratio(model, &rest_positions);
+    size_guard(size_ratio, &rest_positions, settings.size_guard, file)?;
     let poses = texels::row_poses(&rig, &clips, &clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
     let mut row = 0u32;
@@ -198,6 +209,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         entries.push(ClipEntry {
             name: clip.display_name(),
             source_index: clip.source_index as u32,
+            merged_from: clip.merged_from.iter().map(|&i| i as u32).collect(),
             slot,
             row,
             rows: rows.rows,
@@ -227,6 +239,33 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     }
     timings.bounds = ms(at);
 
+    // Where points have more than four influences: how far a first-set-only runtime departs.
+    if let Some(first_set) = &first_influence_set {
+        let departure = first_set_departure(source, first_set, &clips, &clip_rows);
+        let fraction = departure / bounds.diagonal().max(f32::MIN_POSITIVE);
+        let baked = match settings.max_influences {
+            None => "all baked (the glTF rule)".to_string(),
+            Some(n) => format!("the strongest {n} baked (--max-influences)"),
+        };
+        let mut finding = Finding::new(
+            "first-set-departure",
+            format!(
+                "points have more than 4 joint influences, {baked}; a runtime that reads only JOINTS_0/WEIGHTS_0 \
+                 (three.js's SkinnedMesh) puts them up to {departure:.3e} ({:.3}% of the bounds diagonal) from this bake",
+                100.0 * fraction
+            ),
+        );
+        // Past the bake's own tolerance against three.js, it is worth acting on.
+        if fraction > 1e-4 {
+            if settings.max_influences.is_none() {
+                finding = finding.advice("--max-influences 4 bakes what a runtime limited to four influences shows");
+            }
+            warnings.push(finding);
+        } else {
+            notes.push(finding);
+        }
+    }
+
     // The decimation's error, on a sample of the rows.
     let at = Instant::now();
     watch.stage("measure");
@@ -253,12 +292,15 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let at = Instant::now();
     watch.stage("pack");
     if layout.bands > 1 {
-        warnings.push(format!(
-            "{} points exceed --max-width {}: the columns wrap into {} bands of {} (see the description's texture.bands)",
-            model.points.len(),
-            settings.max_width,
-            layout.bands,
-            layout.width
+        notes.push(Finding::new(
+            "bands",
+            format!(
+                "{} points exceed --max-width {}: the columns wrap into {} bands of {} (the description's texture.bands)",
+                model.points.len(),
+                settings.max_width,
+                layout.bands,
+                layout.width
+            ),
         ));
     }
     let mut staged = Staged::new(&settings.out_dir);
@@ -291,9 +333,11 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         }
         TextureFormat::Png => {
             warnings.push(
-                "--texture-format png: a 16-bit PNG is read one row at a time, and browsers' image decoders \
-                 reduce it to 8 bits; ship the KTX2 unless a tool can read nothing else"
-                    .into(),
+                Finding::new(
+                    "png-texture",
+                    "--texture-format png: browsers' image decoders reduce a 16-bit PNG to 8 bits",
+                )
+                .advice("ship the KTX2 unless a tool can read nothing else"),
             );
             let texels = texels::texels(&rig, &poses, &layout, &bounds);
             let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
@@ -415,16 +459,75 @@ fn zstd_workers() -> u32 {
 }
 
 /// The decimation the point budget asks for, in the bind pose; `None` for `--points all`.
-fn decimate(model: &Model, budget: PointBudget, file: &Path) -> Result<Option<vat_decimate::Decimation>> {
-    let PointBudget::Count(n) = budget else { return Ok(None) };
+/// The default budget rises to the fewest points that keep every uv island (a
+/// finding says so); a budget given with `--points` that cannot is refused.
+fn decimate(
+    model: &Model,
+    settings: &BakeSettings,
+    warnings: &mut Vec<Finding>,
+) -> Result<Option<vat_decimate::Decimation>> {
+    let file = settings.input.as_path();
+    let PointBudget::Count(n) = settings.points else { return Ok(None) };
     let bind_pose = vat_skin::bind_pose_positions(model);
-    match vat_decimate::decimate_in(model, &bind_pose, n as usize) {
+    let result = match vat_decimate::decimate_in(model, &bind_pose, n as usize) {
+        Err(vat_decimate::DecimateError::TooSmall { smallest, .. }) if !settings.points_given => {
+            warnings.push(
+                Finding::new(
+                    "budget-raised",
+                    format!("kept {smallest} points, not the default {n}: fewer would leave a uv island with a hole"),
+                )
+                .advice("--points N chooses the budget (more keeps more detail), --points all keeps every point"),
+            );
+            vat_decimate::decimate_in(model, &bind_pose, smallest)
+        }
+        other => other,
+    };
+    match result {
         Ok(decimation) => Ok(Some(decimation)),
         Err(e @ vat_decimate::DecimateError::NoTriangles { .. }) => {
             Err(Failure::input(format!("{}: {e} (--points all)", file.display())).into())
         }
         Err(e) => Err(Failure::usage(format!("{}: --points {n}: {e}", file.display())).into()),
     }
+}
+
+/// How far the bake's points would move if skinned with each point's first
+/// influence set alone (JOINTS_0/WEIGHTS_0, renormalized), as a runtime that
+/// reads only that set does: the largest distance over the rest pose and the
+/// rows `vat_decimate::measured_rows` picks, on the full model.
+fn first_set_departure(
+    source: &Model,
+    first_set: &[([u16; 4], [f32; 4])],
+    clips: &[&Clip],
+    clip_rows: &[ClipRows],
+) -> f32 {
+    let mut first_only = source.clone();
+    for ((joints, weights), (first_joints, first_weights)) in
+        first_only.points.joints.iter_mut().zip(first_only.points.weights.iter_mut()).zip(first_set)
+    {
+        if weights.iter().all(|&w| w == 0.0) {
+            continue; // an unskinned point
+        }
+        *joints = [0; vat_model::MAX_INFLUENCES];
+        *weights = [0.0; vat_model::MAX_INFLUENCES];
+        joints[..4].copy_from_slice(first_joints);
+        weights[..4].copy_from_slice(first_weights);
+    }
+    let rows: Vec<usize> = clip_rows.iter().map(|r| r.rows as usize).collect();
+    let picked = vat_decimate::measured_rows(&rows, vat_decimate::MEASURED_ROWS);
+    let mut times: Vec<(Option<&Clip>, f32)> = vec![(None, 0.0)];
+    for (clip, rows) in picked.iter().enumerate() {
+        times.extend(rows.iter().map(|&row| (Some(clips[clip]), clip_rows[clip].time(row as u32))));
+    }
+    let (all, first) = (Rig::new(source), Rig::new(&first_only));
+    times
+        .par_iter()
+        .map(|&(clip, time)| {
+            let a = texels::positions(&all, &all.pose(clip, time));
+            let b = texels::positions(&first, &first.pose(clip, time));
+            a.iter().zip(&b).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max)
+        })
+        .reduce(|| 0.0, f32::max)
 }
 
 /// The distance from the full-resolution model to the baked surface, over the
@@ -458,22 +561,13 @@ fn decimation_error(
     (error, jobs.len())
 }
 
-/// Rest-pose size over bind-pose size; 1 when the bind pose is a single point.
-fn size_ratio(model: &Model, rest_positions: &[Vec3]) -> f32 {
-    let bind = spread(&vat_skin::bind_pose_positions(model));
-    if bind <= f32::EPSILON {
-        return 1.0;
-    }
-    spread(rest_positions) / bind
-}
-
-/// Refuses a bake whose evaluated rest pose is far from the bind-pose size (when
-/// `enabled`): the tell of a skinning or dequantization bug, which must be an
+/// Refuses a bake whose evaluated mesh is far from the size its skeleton gives it
+/// in the bind pose (when `enabled`): the tell of a skinning or dequantization bug, which must be an
 /// error, not a silently wrong texture. A size that is not a finite number (a
 /// transform that overflows) is refused even with the guard off: the rest mesh
 /// could not record it.
-fn size_guard(ratio: f32, enabled: bool, file: &Path) -> Result<()> {
-    if !ratio.is_finite() {
+fn size_guard(ratio: f32, rest_positions: &[Vec3], enabled: bool, file: &Path) -> Result<()> {
+    if !ratio.is_finite() || !rest_positions.iter().all(|p| p.is_finite()) {
         return Err(Failure::input(format!(
             "{}: the rest pose evaluates to positions that are not finite numbers \
              (a joint or node transform overflows); check the rig's joint scales and inverse bind matrices",
@@ -483,10 +577,10 @@ fn size_guard(ratio: f32, enabled: bool, file: &Path) -> Result<()> {
     }
     if enabled && !(SIZE_GUARD.0..=SIZE_GUARD.1).contains(&ratio) {
         return Err(Failure::input(format!(
-            "{}: the evaluated rest pose is {ratio:.2}× the size of the bind-pose mesh; \
-             a model that comes out the wrong size is refused rather than baked. \
-             Check the rig's joint scales and inverse bind matrices in the exporter, or pass --no-size-guard \
-             if the rest pose really differs from the bind pose",
+            "{}: against its skeleton, the evaluated mesh is {ratio:.2}× the size it has in the bind pose, \
+             so it would bake the wrong size (the inverse bind matrices scale the mesh against its joints). \
+             Check the rig's inverse bind matrices and joint scales in the exporter, or pass --no-size-guard \
+             if the rest pose really differs that much from the bind pose",
             file.display()
         ))
         .into());
@@ -521,6 +615,31 @@ mod tests {
             unreachable!("a bake command line")
         };
         args.into_settings().unwrap()
+    }
+
+    #[test]
+    fn the_default_budget_rises_to_keep_every_uv_island_and_a_given_one_does_not() {
+        // No fixture needs more than the default 4000 points for its islands, so the
+        // default is stood in for by 10 points of the Fox (whose islands need 67).
+        let out = tempfile::tempdir().unwrap();
+        let mut defaulted = settings(out.path(), &[]);
+        defaulted.points = PointBudget::Count(10);
+        let model = vat_gltf::load(&defaulted.input, &std::fs::read(&defaulted.input).unwrap(), &Default::default())
+            .unwrap()
+            .model;
+        let mut warnings = Vec::new();
+        let decimation = decimate(&model, &defaulted, &mut warnings).unwrap().unwrap();
+        assert_eq!(decimation.model.points.len(), 67);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].code, "budget-raised");
+        assert_eq!(
+            warnings[0].message,
+            "kept 67 points, not the default 10: fewer would leave a uv island with a hole"
+        );
+
+        let given = settings(out.path(), &["--points", "10"]);
+        let error = decimate(&model, &given, &mut warnings).unwrap_err();
+        assert!(error.to_string().ends_with("the smallest budget that keeps them all is 67"), "{error}");
     }
 
     #[test]

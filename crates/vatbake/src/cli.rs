@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::audit::AuditSettings;
 use crate::messages::Failure;
 use crate::output::check_file_name;
-use crate::settings::{BakeSettings, PointBudget, TextureFormat};
+use crate::settings::{BakeSettings, PointBudget, TextureFormat, DEFAULT_POINTS};
 use crate::slots::Aliases;
 
 /// Default Zstandard level: chosen by measurement (docs/PERFORMANCE.md).
@@ -104,8 +104,9 @@ pub struct BakeArgs {
     pub max_width: u32,
     /// Point budget: decimate to at most N points, nearby points merged, never across a uv seam or a
     /// material (the texture has one column per point); "all" bakes every point.
-    #[arg(long, default_value = "4000", value_name = "N|all")]
-    pub points: PointBudget,
+    /// [default: 4000, raised to the fewest points that keep every uv island when that is more]
+    #[arg(long, value_name = "N|all")]
+    pub points: Option<PointBudget>,
     /// Bake only these clips, by name (unnamed clips are "animation_<index>"), in this order.
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub clips: Option<Vec<String>>,
@@ -121,15 +122,26 @@ pub struct BakeArgs {
     /// Scene to bake (default: the file's default scene).
     #[arg(long, value_name = "INDEX")]
     pub scene: Option<usize>,
-    /// Bake even when the evaluated rest pose is far from the bind-pose size.
+    /// Bake even when the evaluated mesh is far from the size its skeleton gives it in the bind pose.
     #[arg(long)]
     pub no_size_guard: bool,
+    /// Joint influences kept per point, the strongest, renormalized (1–8; default: every one the file has).
+    /// 4 bakes what a runtime that reads only JOINTS_0/WEIGHTS_0 (three.js's SkinnedMesh) shows.
+    #[arg(long, value_name = "N")]
+    pub max_influences: Option<usize>,
     /// Alias table (TOML) of the game's slots and the clip names each accepts; replaces the built-in table.
     #[arg(long, value_name = "FILE")]
     pub aliases: Option<PathBuf>,
     /// Make clip-name warnings errors: unassigned or unnamed clips, two clips for one slot, lookalikes, the fallback.
     #[arg(long)]
     pub strict: bool,
+    /// Merge every set of animations with the same time range and no shared node property into one
+    /// clip, whatever their names (default: only animations of one take split per node, or unnamed ones).
+    #[arg(long, conflicts_with = "no_merge_clips")]
+    pub merge_clips: bool,
+    /// Keep every source animation its own clip, even one take split into one animation per node.
+    #[arg(long)]
+    pub no_merge_clips: bool,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -147,6 +159,13 @@ impl BakeArgs {
         }
         if self.max_width == 0 {
             return Err(Failure::usage("--max-width 0: give the widest texture your target GPU accepts, e.g. 4096"));
+        }
+        if self.max_influences.is_some_and(|n| !(1..=vat_model::MAX_INFLUENCES).contains(&n)) {
+            return Err(Failure::usage(format!(
+                "--max-influences {}: give 1 to {} joint influences per point",
+                self.max_influences.unwrap_or_default(),
+                vat_model::MAX_INFLUENCES
+            )));
         }
         if !(-7..=22).contains(&self.zstd_level) {
             return Err(Failure::usage(format!(
@@ -168,14 +187,21 @@ impl BakeArgs {
             fps: self.fps,
             max_frames: self.max_frames,
             max_width: self.max_width,
-            points: self.points,
+            points: self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS)),
+            points_given: self.points.is_some(),
             clips: self.clips,
             zstd_level: self.zstd_level,
             texture_format: self.texture_format,
             scene: self.scene,
             size_guard: !self.no_size_guard,
+            max_influences: self.max_influences,
             aliases: Aliases::load(self.aliases.as_deref())?,
             strict: self.strict,
+            merge_clips: match (self.merge_clips, self.no_merge_clips) {
+                (true, _) => vat_gltf::MergeClips::Always,
+                (_, true) => vat_gltf::MergeClips::Never,
+                _ => vat_gltf::MergeClips::Auto,
+            },
         })
     }
 }

@@ -68,9 +68,23 @@ pub struct Settings {
     pub zstd_level: i32,
     /// Scene index baked, or null for the document's default scene.
     pub scene: Option<u32>,
+    /// Joint influences kept per point (--max-influences); absent: every one the source has, up to 8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_influences: Option<u32>,
     /// SHA-256 of the alias table that gave the clips their slots (the built-in table's
     /// bytes, or those of the file passed with --aliases), lowercase hex.
     pub aliases_sha256: String,
+    /// How animations that one take was split into (one per node) were merged back:
+    /// "auto" (the default: same take name or all unnamed, same time range, no shared
+    /// target), "always" (`--merge-clips`: any names) or "never" (`--no-merge-clips`).
+    /// Absent from files written before the setting existed, which merged nothing:
+    /// read as "never".
+    #[serde(default = "merge_clips_absent")]
+    pub merge_clips: String,
+}
+
+fn merge_clips_absent() -> String {
+    "never".into()
 }
 
 /// The coordinate system of the positions and normals in the texture.
@@ -187,8 +201,14 @@ pub struct Decimation {
 pub struct ClipEntry {
     /// The source clip's name ("animation_<n>" when it has none).
     pub name: String,
-    /// Index of the animation in the source file.
+    /// Index of the animation in the source file (the first one, for a merged take).
     pub source_index: u32,
+    /// For a clip merged from several source animations (one take split per node):
+    /// the index of each in the source file, in source order, `source_index` first.
+    /// Absent for a clip that is one source animation. A player of the source plays
+    /// all of them together to see this clip.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<u32>,
     /// The game slot this clip fills, or null when unassigned.
     pub slot: Option<String>,
     /// First row of the clip (within a band).

@@ -60,9 +60,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 bake::bake_watched(&settings, watch)?
             };
             if !output.quiet {
-                for w in &report.warnings {
-                    messages::warning(w);
-                }
+                messages::warnings(report.warnings.iter().map(|w| (None, w)));
             }
             if output.json {
                 out!("{}", serde_json::to_string_pretty(&report)?);
@@ -94,11 +92,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 roster::print_summary(&report);
             }
             if !output.quiet {
-                for unit in &report.units {
-                    for w in &unit.warnings {
-                        messages::warning(&format!("{}: {w}", unit.name));
-                    }
-                }
+                roster::print_warnings(&report);
                 if !report.stale_outputs.is_empty() {
                     messages::warning(&format!(
                         "{} holds bakes of units no longer in the roster (not deleted): {}",
@@ -132,7 +126,24 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
         .map_err(|e| messages::Failure::usage(format!("--threads {threads}: cannot start the threads: {e}")).into())
 }
 
+/// One line on a terminal; with `-v`, the whole story.
 fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, verbose: bool) {
+    let container = if report.description.texture.container == "png" { "PNG16" } else { "KTX2+Zstd" };
+    if !verbose {
+        out!(
+            "baked {} → {}: {} points × {} rows, {} clips, {} {} (raw {}), {:.0} ms",
+            settings.input.display(),
+            report.description_file.display(),
+            report.points,
+            report.rows,
+            report.clips,
+            container,
+            messages::bytes(report.texture_bytes),
+            messages::bytes(report.raw_texel_bytes),
+            report.timings_ms.total
+        );
+        return;
+    }
     out!("baked {} → {}", settings.input.display(), report.description_file.display());
     out!(
         "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}), rest mesh {}",
@@ -142,7 +153,7 @@ fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, v
         report.width,
         report.height,
         if report.bands > 1 { format!(" in {} bands", report.bands) } else { String::new() },
-        if report.description.texture.container == "png" { "PNG16" } else { "KTX2+Zstd" },
+        container,
         messages::bytes(report.texture_bytes),
         messages::bytes(report.raw_texel_bytes),
         messages::bytes(report.mesh_bytes),
@@ -162,33 +173,31 @@ fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, v
         );
     }
     for note in &report.notes {
-        out!("  note: {note}");
+        out!("  note: {}", note.message);
     }
-    if verbose {
-        for clip in &report.description.clips {
-            out!(
-                "  clip {:<28} → {:<10} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
-                format!("\"{}\"", clip.name),
-                clip.slot.as_deref().unwrap_or("(no slot)"),
-                clip.row,
-                clip.row + clip.rows,
-                clip.duration,
-                clip.rate,
-                if clip.looping { ", loops" } else { "" }
-            );
-        }
-        let t = &report.timings_ms;
+    for clip in &report.description.clips {
         out!(
-            "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1}, \
-             encode {:.1}, write {:.1}",
-            t.load,
-            t.decimate,
-            t.evaluate,
-            t.bounds,
-            t.measure,
-            t.pack,
-            t.encode,
-            t.write
+            "  clip {:<28} → {:<10} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
+            format!("\"{}\"", clip.name),
+            clip.slot.as_deref().unwrap_or("(no slot)"),
+            clip.row,
+            clip.row + clip.rows,
+            clip.duration,
+            clip.rate,
+            if clip.looping { ", loops" } else { "" }
         );
     }
+    let t = &report.timings_ms;
+    out!(
+        "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1}, \
+         encode {:.1}, write {:.1}",
+        t.load,
+        t.decimate,
+        t.evaluate,
+        t.bounds,
+        t.measure,
+        t.pack,
+        t.encode,
+        t.write
+    );
 }

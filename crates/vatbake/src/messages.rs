@@ -67,6 +67,33 @@ pub fn error(message: &str) {
     }
 }
 
+/// Findings as `--json` prints them: `{code, message, advice}` each.
+pub fn findings_json<S: serde::Serializer>(findings: &[vat_model::Finding], serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Json<'a> {
+        code: &'a str,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        advice: Option<&'a str>,
+    }
+    serializer.collect_seq(findings.iter().map(|f| Json { code: f.code, message: &f.message, advice: f.advice }))
+}
+
+/// Each finding on a line of its own (after `prefix`, a unit's name), and each
+/// kind's advice once, after the first finding of that kind.
+pub fn warnings<'a>(findings: impl IntoIterator<Item = (Option<&'a str>, &'a vat_model::Finding)>) {
+    let mut advised = std::collections::BTreeSet::new();
+    for (prefix, finding) in findings {
+        match prefix {
+            Some(p) => warning(&format!("{p}: {}", finding.message)),
+            None => warning(&finding.message),
+        }
+        if let Some(advice) = finding.advice.filter(|_| advised.insert(finding.code)) {
+            eprintln!("  hint: {advice}");
+        }
+    }
+}
+
 pub fn warning(message: &str) {
     if colour() {
         eprintln!("\x1b[1;33mwarning:\x1b[0m {message}");

@@ -268,7 +268,8 @@ pub struct UnitResult {
     pub mesh_bytes: Option<u64>,
     pub ms: f64,
     pub error: Option<String>,
-    pub warnings: Vec<String>,
+    #[serde(serialize_with = "crate::messages::findings_json")]
+    pub warnings: Vec<vat_model::Finding>,
 }
 
 /// The roster's outcome, for the summary and `--json`.
@@ -495,6 +496,39 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// Every unit's findings, the same finding of several units said once
+/// (`12 units: clip "Wave" fills no slot`), in the order first seen, with each
+/// kind's advice once.
+pub fn print_warnings(report: &RosterReport) {
+    let mut groups: Vec<(&vat_model::Finding, Vec<&str>)> = Vec::new();
+    for unit in &report.units {
+        for finding in &unit.warnings {
+            match groups.iter_mut().find(|(f, _)| f.code == finding.code && f.message == finding.message) {
+                Some((_, units)) => units.push(&unit.name),
+                None => groups.push((finding, vec![&unit.name])),
+            }
+        }
+    }
+    let labels: Vec<String> = groups
+        .iter()
+        .map(|(_, units)| match units.as_slice() {
+            [one] => one.to_string(),
+            many => format!("{} units ({})", many.len(), abbreviated(many)),
+        })
+        .collect();
+    messages::warnings(groups.iter().zip(&labels).map(|((finding, _), label)| (Some(label.as_str()), *finding)));
+}
+
+/// "a, b, c" or "a, b, c and 9 more".
+fn abbreviated(names: &[&str]) -> String {
+    const SHOWN: usize = 3;
+    let mut list = names.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        list.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    list
 }
 
 /// The summary table: per unit, then the roster's totals.

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use crate::description;
 use crate::slots::Aliases;
 
+/// The point budget of a bake when none is given.
+pub const DEFAULT_POINTS: u32 = 4000;
+
 /// The point budget of a bake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PointBudget {
@@ -65,15 +68,22 @@ pub struct BakeSettings {
     pub max_frames: Option<u32>,
     pub max_width: u32,
     pub points: PointBudget,
+    /// The budget was given (`--points`): one that cannot keep every uv island is
+    /// refused. The default is raised to the fewest points that keep them.
+    pub points_given: bool,
     pub clips: Option<Vec<String>>,
     pub zstd_level: i32,
     pub texture_format: TextureFormat,
     pub scene: Option<usize>,
     pub size_guard: bool,
+    /// Joint influences kept per point; `None`: every one the file has (up to 8).
+    pub max_influences: Option<usize>,
     /// The table that gives each clip its slot.
     pub aliases: Aliases,
     /// Clip-name warnings are errors.
     pub strict: bool,
+    /// Whether animations split per node are merged back into their take.
+    pub merge_clips: vat_gltf::MergeClips,
 }
 
 impl BakeSettings {
@@ -92,7 +102,9 @@ impl BakeSettings {
             clips: self.clips.clone(),
             zstd_level: self.zstd_level,
             scene: self.scene.map(|s| s as u32),
+            max_influences: self.max_influences.map(|n| n as u32),
             aliases_sha256: self.aliases.sha256.clone(),
+            merge_clips: self.merge_clips.as_str().to_string(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 use vat_audit::{AliasTable, Verdict, BUILTIN_TABLE};
-use vat_model::Clip;
+use vat_model::{Clip, Finding};
 
 use crate::messages::Failure;
 
@@ -69,17 +69,19 @@ fn quoted(names: &[String]) -> String {
     list.join(", ")
 }
 
-/// Each baked clip's slot (in bake order), and warnings for every clip that fills no
-/// slot without the table saying so. A unit in which no clip fills a slot is an error,
-/// unless its clips have no names at all or `--clips` chose them; `strict` makes every
-/// warning here an error. Either error comes before anything is evaluated or written.
+/// Each baked clip's slot (in bake order), and a finding for every clip that fills
+/// no slot without the table saying so. A unit in which no clip fills a slot bakes
+/// with every slot null and one finding, unless the game's own table says what its
+/// slots are (`--aliases`): then it is an error, since the unit cannot play in that
+/// game (and it is not when `--clips` chose the clips). `strict` makes every finding
+/// here an error. Either error comes before anything is evaluated or written.
 pub fn assign(
     clips: &[&Clip],
     aliases: &Aliases,
     clips_chosen: bool,
     strict: bool,
     file: &Path,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Finding>,
 ) -> Result<Vec<Option<String>>, Failure> {
     let names: Vec<Option<&str>> = clips.iter().map(|c| c.name.as_deref().filter(|n| !n.is_empty())).collect();
     let display: Vec<String> = clips.iter().map(|c| c.display_name()).collect();
@@ -94,87 +96,126 @@ pub fn assign(
     let unassigned = pick(|v| *v == Verdict::Unassigned);
     let unnamed = pick(|v| *v == Verdict::Unnamed);
 
-    if assignment.no_slot() && !unassigned.is_empty() && !clips_chosen {
+    let no_slot = assignment.no_slot() && !unassigned.is_empty() && !clips_chosen;
+    if no_slot && aliases.file.is_some() {
         return Err(Failure::input(format!(
             "{file_name}: none of its clips ({}) fills a slot of {table}, so a game asking for a slot would \
-             find nothing to play. Add the names to a table (a slot's names, or `ignore`) and pass it with \
-             --aliases FILE, give the table a `fallback` slot for single-clip units, or name the clips to bake \
-             with --clips (they then bake with slot null)",
+             find nothing to play. Add the names to the table (a slot's names, or `ignore`), give the table a \
+             `fallback` slot for single-clip units, or name the clips to bake with --clips (they then bake with \
+             slot null)",
             quoted(&display)
         )));
     }
+    if no_slot {
+        notes.push(
+            Finding::new(
+                "no-slot",
+                format!(
+                    "none of the {} clips ({}) fills a slot of {table}; all bake with slot null",
+                    display.len(),
+                    quoted(&display)
+                ),
+            )
+            .advice(
+                "if a game will ask for these clips by slot, give it an alias table with their names \
+                 (--aliases FILE, docs/AUDIT.md); --strict refuses such a unit",
+            ),
+        );
+    }
 
     if assignment.no_slot() && unassigned.is_empty() && unnamed.is_empty() {
-        notes.push(format!(
-            "{file_name}: no clip fills a slot: {table} ignores every one ({}), so a game asking for a slot \
-             would find nothing to play",
-            quoted(&display)
+        notes.push(Finding::new(
+            "all-ignored",
+            format!("no clip fills a slot: {table} ignores every one ({})", quoted(&display)),
         ));
     }
     for (clip, verdict) in assignment.clips.iter().enumerate() {
         if let Verdict::Slot { slot, fallback: true, .. } = verdict {
-            let (what, then) = match names[clip] {
-                Some(_) => ("matches no slot of", "add its name to that slot in the table to make it explicit"),
-                None => ("has no name to match against", "name the animation in the source to make it explicit"),
+            let what = match names[clip] {
+                Some(_) => "matches no slot",
+                None => "has no name",
             };
-            notes.push(format!(
-                "{file_name}: clip \"{}\" {what} {table}; as the unit's only clip it fills the table's fallback \
-                 slot {slot}; {then}",
-                display[clip]
-            ));
+            notes.push(
+                Finding::new(
+                    "fallback-slot",
+                    format!("clip \"{}\" {what}; as the only clip it fills the fallback slot {slot}", display[clip]),
+                )
+                .advice("add its name to that slot in the table (or name the animation) to make it explicit"),
+            );
         }
     }
-    if !unassigned.is_empty() {
-        notes.push(format!(
-            "{file_name}: {} clip{} match{} no slot of {table} and bake{} with slot null: {}; add each to a \
-             slot's names, or to `ignore` if it is meant to fill none (--aliases FILE), or leave it out with --clips",
-            unassigned.len(),
-            if unassigned.len() == 1 { "" } else { "s" },
-            if unassigned.len() == 1 { "es" } else { "" },
-            if unassigned.len() == 1 { "s" } else { "" },
-            quoted(&unassigned)
-        ));
+    if !unassigned.is_empty() && !no_slot {
+        let one = unassigned.len() == 1;
+        notes.push(
+            Finding::new(
+                "unassigned-clips",
+                format!(
+                    "{} clip{} match{} no slot and bake{} with slot null: {}",
+                    unassigned.len(),
+                    if one { "" } else { "s" },
+                    if one { "es" } else { "" },
+                    if one { "s" } else { "" },
+                    quoted(&unassigned)
+                ),
+            )
+            .advice(
+                "add each name to a slot of the alias table, or to `ignore` if it fills none (--aliases FILE), \
+                 or leave it out with --clips",
+            ),
+        );
     }
     if !unnamed.is_empty() {
-        notes.push(format!(
-            "{file_name}: {} clip{} no name ({}) and bake{} with slot null; name the animations in the source \
-             so the alias table can place them, or choose clips with --clips",
-            unnamed.len(),
-            if unnamed.len() == 1 { " has" } else { "s have" },
-            quoted(&unnamed),
-            if unnamed.len() == 1 { "s" } else { "" },
-        ));
+        let one = unnamed.len() == 1;
+        notes.push(
+            Finding::new(
+                "unnamed-clips",
+                format!(
+                    "{} clip{} no name ({}) and bake{} with slot null",
+                    unnamed.len(),
+                    if one { " has" } else { "s have" },
+                    quoted(&unnamed),
+                    if one { "s" } else { "" },
+                ),
+            )
+            .advice(
+                "name the animations in the source so the alias table can place them, or choose clips with --clips",
+            ),
+        );
     }
     for duplicate in &assignment.duplicates {
         let others: Vec<String> = duplicate.others.iter().map(|&c| display[c].clone()).collect();
-        notes.push(format!(
-            "{file_name}: {} clips match slot {}; \"{}\" fills it (it {}) and {} bake{} with slot null; to choose \
-             another, list its name first among the slot's names in the table, or leave the others out with --clips",
-            others.len() + 1,
-            duplicate.slot,
-            display[duplicate.chosen],
-            duplicate.rule,
-            quoted(&others),
-            if others.len() == 1 { "s" } else { "" },
-        ));
+        notes.push(
+            Finding::new(
+                "duplicate-slot",
+                format!(
+                    "slot {}: \"{}\" ({}) over {}, which bake{} with slot null",
+                    duplicate.slot,
+                    display[duplicate.chosen],
+                    duplicate.rule,
+                    quoted(&others),
+                    if others.len() == 1 { "s" } else { "" },
+                ),
+            )
+            .advice("to choose another, list its name first among the slot's names in the table, or use --clips"),
+        );
     }
     for miss in &assignment.misses {
-        notes.push(format!(
-            "{file_name}: slot {} is empty, but clip \"{}\" looks like it belongs there (\"{}\" ~ \"{}\"); if it \
-             does, add \"{}\" to the {} slot's names in the alias table",
-            miss.slot,
-            display[miss.clip],
-            miss.evidence.clip_word,
-            miss.evidence.slot_word,
-            display[miss.clip],
-            miss.slot
-        ));
+        notes.push(
+            Finding::new(
+                "lookalike-clip",
+                format!(
+                    "slot {} is empty, but clip \"{}\" looks like it belongs there (\"{}\" ~ \"{}\")",
+                    miss.slot, display[miss.clip], miss.evidence.clip_word, miss.evidence.slot_word,
+                ),
+            )
+            .advice("if it does, add the clip's name to that slot's names in the alias table"),
+        );
     }
 
     if strict && !notes.is_empty() {
         return Err(Failure::input(format!(
             "{file_name}: --strict, and the clip names need attention: {}",
-            notes.iter().map(|n| n.strip_prefix(&format!("{file_name}: ")).unwrap_or(n)).collect::<Vec<_>>().join("; ")
+            notes.iter().map(|n| n.message.as_str()).collect::<Vec<_>>().join("; ")
         )));
     }
     warnings.extend(notes);

@@ -330,9 +330,9 @@ function visitPrimitives(json, fn) {
   for (const n of json.scenes[json.scene ?? 0].nodes) visit(n);
 }
 
-/** The source animation(s) a baked clip samples. */
+/** The source animation(s) a baked clip samples: every one it was merged from (played together), else its own. */
 function sourceClips(clip, gltf) {
-  const idx = clip.source_indices ?? clip.source_index;
+  const idx = clip.merged_from ?? clip.source_index;
   const list = Array.isArray(idx) ? idx : [idx];
   return list.map((i) => {
     const anim = gltf.animations[i];

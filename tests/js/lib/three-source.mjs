@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
+import { dracoLoader } from './draco-node.mjs';
 import { isGlb, readGlb, writeGlb } from './glb.mjs';
 
 /**
@@ -88,6 +89,7 @@ export async function loadWithThree(file) {
   const { data, json } = prepareForThree(file);
   const loader = new GLTFLoader();
   loader.setMeshoptDecoder(MeshoptDecoder); // only used by EXT_meshopt_compression files
+  loader.setDRACOLoader(dracoLoader()); // only used by KHR_draco_mesh_compression files
   const gltf = await new Promise((resolve, reject) => loader.parse(data, '', resolve, reject));
   // Primitives without NORMAL: three only switches to flat shading. The reference
   // normal for them is three's computeVertexNormals() on the rest mesh (area-weighted
@@ -145,13 +147,14 @@ export function pointRanges(gltf, json) {
     if (nodeDef.mesh !== undefined) {
       const prims = json.meshes[nodeDef.mesh].primitives;
       prims.forEach((prim, p) => {
-        if (prim.attributes.JOINTS_1 !== undefined) {
-          // three.js skins with four influences only: it cannot be the reference here.
-          throw new Error(`node ${nodeIndex} primitive ${p} has JOINTS_1: three.js ignores influences beyond four`);
-        }
-        const count = json.accessors[prim.attributes.POSITION].count;
+        // three.js's SkinnedMesh reads only the first set; see skinAllSets().
+        const weightSets = Object.keys(prim.attributes).filter((a) => /^JOINTS_\d+$/.test(a)).length;
         const object = primitiveObjects.get(nodeIndex)[p];
         const threeCount = object.geometry.attributes.position.count;
+        // A Draco primitive has the decoder's points, which take precedence over the
+        // accessor count (an old encoder may have written it before seams split points).
+        const draco = prim.extensions?.KHR_draco_mesh_compression !== undefined;
+        const count = draco ? threeCount : json.accessors[prim.attributes.POSITION].count;
         if (threeCount !== count) {
           throw new Error(`node ${nodeIndex} primitive ${p}: three.js has ${threeCount} vertices, accessor has ${count}`);
         }
@@ -159,7 +162,7 @@ export function pointRanges(gltf, json) {
         // targets as deltas (morphTargetsRelative): that target would add w·normal. Only
         // targets that really have NORMAL deltas may move the normal.
         const normalTargets = (prim.targets || []).map((t) => t.NORMAL !== undefined);
-        ranges.push({ node: nodeIndex, primitive: p, start, count, object, normalTargets, skinned: nodeDef.skin !== undefined });
+        ranges.push({ node: nodeIndex, primitive: p, start, count, object, normalTargets, skinned: nodeDef.skin !== undefined, weightSets });
         start += count;
       });
     }
@@ -251,7 +254,7 @@ export function worldPoints(ranges, points, { normals = false } = {}) {
     for (let i = 0; i < r.count; i++) {
       // three's SkinnedMesh returns mesh-local coordinates (it multiplies by
       // bindMatrixInverse = matrixWorld^-1 in attached mode); matrixWorld brings them back.
-      mesh.getVertexPosition(i, _v).applyMatrix4(mesh.matrixWorld);
+      (r.weightSets > 1 && mesh.isSkinnedMesh ? skinAllSets(mesh, i, r.weightSets, _v) : mesh.getVertexPosition(i, _v)).applyMatrix4(mesh.matrixWorld);
       const k = (r.start + i) * 3;
       pos[k] = _v.x;
       pos[k + 1] = _v.y;
@@ -266,12 +269,7 @@ export function worldPoints(ranges, points, { normals = false } = {}) {
       if (mesh.isSkinnedMesh) {
         // Same blend three uses for positions: sum of w * boneWorld * boneInverse (bindMatrix is identity for glTF).
         _blend.set(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-        const si = geometry.attributes.skinIndex;
-        const sw = geometry.attributes.skinWeight;
-        for (let c = 0; c < 4; c++) {
-          const w = sw.getComponent(i, c);
-          if (w === 0) continue;
-          const bone = si.getComponent(i, c);
+        for (const [bone, w] of skinInfluences(geometry, i, r.weightSets)) {
           _m.multiplyMatrices(mesh.skeleton.bones[bone].matrixWorld, mesh.skeleton.boneInverses[bone]);
           for (let e = 0; e < 16; e++) _blend.elements[e] += w * _m.elements[e];
         }
@@ -288,4 +286,51 @@ export function worldPoints(ranges, points, { normals = false } = {}) {
     }
   }
   return { pos, nor };
+}
+
+/**
+ * The [bone, weight] pairs (weight not 0) of vertex i over its first `sets` weight sets.
+ * GLTFLoader turns JOINTS_0/WEIGHTS_0 into skinIndex/skinWeight and keeps JOINTS_n/WEIGHTS_n
+ * (n >= 1) as plain attributes under their lowercased names. It also rescales skinWeight
+ * alone to sum 1 (SkinnedMesh.normalizeSkinWeights); with more sets, glTF makes the sum
+ * over all sets 1, so set 0's own sum is 1 minus the others': set 0 is scaled back to it.
+ */
+function skinInfluences(geometry, i, sets = 1) {
+  const out = [];
+  let others = 0;
+  for (let s = 0; s < sets; s++) {
+    const joints = geometry.attributes[s === 0 ? 'skinIndex' : `joints_${s}`];
+    const weights = geometry.attributes[s === 0 ? 'skinWeight' : `weights_${s}`];
+    if (!joints || !weights) throw new Error(`three.js geometry has no JOINTS_${s}/WEIGHTS_${s}`);
+    for (let c = 0; c < 4; c++) {
+      const w = weights.getComponent(i, c);
+      if (s > 0) others += w;
+      if (w !== 0) out.push([joints.getComponent(i, c), w, s]);
+    }
+  }
+  if (sets > 1) for (const inf of out) if (inf[2] === 0) inf[1] *= 1 - others;
+  return out;
+}
+
+const _skinBase = new THREE.Vector4();
+const _skinPart = new THREE.Vector4();
+const _skinMatrix = new THREE.Matrix4();
+
+/**
+ * Mesh-local skinned position of vertex i using every weight set. glTF skins with all
+ * JOINTS_n/WEIGHTS_n sets, but three.js's SkinnedMesh.applyBoneTransform reads only the
+ * first four influences, so on a primitive with JOINTS_1 it would drop real weight and
+ * could not be the reference. This is applyBoneTransform's own computation with three's
+ * own matrices, extended to all sets: the morphed vertex (Mesh.getVertexPosition), then
+ * bindMatrix, the sum of weight × boneMatrixWorld × boneInverse, then bindMatrixInverse.
+ */
+function skinAllSets(mesh, i, sets, target) {
+  THREE.Mesh.prototype.getVertexPosition.call(mesh, i, target);
+  _skinBase.set(target.x, target.y, target.z, 1).applyMatrix4(mesh.bindMatrix);
+  target.set(0, 0, 0);
+  for (const [bone, w] of skinInfluences(mesh.geometry, i, sets)) {
+    _skinMatrix.multiplyMatrices(mesh.skeleton.bones[bone].matrixWorld, mesh.skeleton.boneInverses[bone]);
+    target.addScaledVector(_skinPart.copy(_skinBase).applyMatrix4(_skinMatrix), w);
+  }
+  return target.applyMatrix4(mesh.bindMatrixInverse);
 }

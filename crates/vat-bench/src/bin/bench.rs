@@ -227,7 +227,8 @@ fn slug(label: &str) -> String {
     label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
 }
 
-/// Every .glb/.gltf under `dir`, sorted, skipping `generated/`.
+/// Every .glb/.gltf under `dir`, sorted, skipping `generated/` and `node_modules/`
+/// (`fixtures/draco/` installs its encoder there).
 fn find_models(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -235,7 +236,7 @@ fn find_models(dir: &Path) -> Result<Vec<PathBuf>> {
         for entry in std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))? {
             let path = entry?.path();
             if path.is_dir() {
-                if path.file_name().is_some_and(|n| n != "generated") {
+                if path.file_name().is_some_and(|n| n != "generated" && n != "node_modules") {
                     stack.push(path);
                 }
             } else if path.extension().is_some_and(|e| e == "glb" || e == "gltf") {
