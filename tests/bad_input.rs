@@ -254,13 +254,56 @@ fn unwritable_output_exits_4() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_bake_leaves_nothing_behind() {
+    interrupt_bake("INT", false);
+}
+
+/// SIGTERM (a build system stopping a job), in a folder that holds an earlier bake of
+/// the model: the earlier set stays, byte for byte.
+#[cfg(unix)]
+#[test]
+fn a_terminated_bake_keeps_the_previous_set() {
+    interrupt_bake("TERM", true);
+}
+
+/// SIGHUP (the terminal closed), likewise.
+#[cfg(unix)]
+#[test]
+fn a_hung_up_bake_keeps_the_previous_set() {
+    interrupt_bake("HUP", true);
+}
+
+/// Every file of a folder with its bytes, sorted by name.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Sends `signal` to a bake in the middle of its texture; with `earlier`, the output
+/// folder first holds a small bake of the same model under the same names.
+#[cfg(unix)]
+fn interrupt_bake(signal: &str, earlier: bool) {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
+    let model = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
+    let before = if earlier {
+        let o = vatbake(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "--max-frames", "2", "-q"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let files = snapshot(&out);
+        assert_eq!(files.len(), 3);
+        files
+    } else {
+        Vec::new()
+    };
     // Every CesiumMan point at 240 rows a second, its 19 animations kept apart, and
     // zstd level 22: many seconds in the texture stage, which writes its temporary
     // file from its first chunk on.
-    let model = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
         .args(["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "--points", "all"])
         .args(["--fps", "240", "--zstd-level", "22", "--no-merge-clips"])
@@ -276,15 +319,64 @@ fn an_interrupted_bake_leaves_nothing_behind() {
             .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
     };
     while !temp_file() {
-        assert!(started.elapsed() < Duration::from_secs(60), "no temporary file appeared");
-        assert!(child.try_wait().unwrap().is_none(), "the bake ended before it could be interrupted");
+        assert!(started.elapsed() < Duration::from_secs(60), "{signal}: no temporary file appeared");
+        assert!(child.try_wait().unwrap().is_none(), "{signal}: the bake ended before it could be interrupted");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let kill = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
+    let kill = std::process::Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
+    assert!(kill.unwrap().success());
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
     assert!(stderr(&output).contains("interrupted; unfinished files removed"), "{}", stderr(&output));
     let left: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_eq!(left.len(), before.len(), "{signal}: the folder holds {left:?}");
+    assert!(snapshot(&out) == before, "{signal}: the earlier files changed");
+}
+
+/// A bake that fails into a folder holding an earlier bake leaves that set as it was,
+/// byte for byte ("nothing, or the previous set"), early (the model is unreadable) or
+/// at the very end (the last step, renaming the staged files into place, fails).
+#[test]
+fn a_failed_bake_keeps_the_previous_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap(), "--points", "all", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = snapshot(&out);
+    let names: Vec<&str> = before.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Fox.rest.glb", "Fox.vat.json", "Fox.vat.ktx2"]);
+
+    // Late: a folder stands where the PNG texture would go, so the texture's rename
+    // fails after every file has been written to its temporary name.
+    std::fs::create_dir(out.join("Fox.vat.png")).unwrap();
+    let o = vatbake(&[
+        "bake",
+        fox.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--points",
+        "all",
+        "--texture-format",
+        "png",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot move the finished file into"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    let mut left: Vec<String> =
+        std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, ["Fox.rest.glb", "Fox.vat.json", "Fox.vat.ktx2", "Fox.vat.png"], "no temporary file left");
+    assert!(std::fs::read_dir(out.join("Fox.vat.png")).unwrap().next().is_none());
+    assert!(snapshot(&out) == before, "the previous set is untouched");
+    std::fs::remove_dir(out.join("Fox.vat.png")).unwrap();
+
+    // Early: the same stem, a broken model.
+    let broken = dir.path().join("Fox.glb");
+    std::fs::write(&broken, &std::fs::read(&fox).unwrap()[..50_000]).unwrap();
+    let o = vatbake(&["bake", broken.to_str().unwrap(), "-o", out.to_str().unwrap(), "--points", "all"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(snapshot(&out) == before, "the previous set is untouched");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 3, "nothing else in the folder");
 }

@@ -487,3 +487,171 @@ fn weights_that_do_not_sum_to_one_are_renormalized_and_reported_once() {
         )]
     );
 }
+
+/// Which clips loop is measured, not assumed: Kenney's `die`, `pick-up` and the two
+/// wheelchair looks end away from where they start.
+#[test]
+fn only_clips_that_end_where_they_start_loop() {
+    let (_out, desc) = bake(&fixture("Kenney-MiniCharacters/character-female-a.glb"), &[]);
+    let clips = desc["clips"].as_array().unwrap();
+    assert_eq!(clips.len(), 32);
+    let looping = |name: &str| {
+        let clip = clips.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no clip {name}"));
+        clip["loop"].as_bool().unwrap_or_else(|| panic!("clip {name}: loop is not a boolean: {clip}"))
+    };
+    assert!(!looping("die"), "a death ends lying down");
+    for name in ["idle", "walk", "sprint"] {
+        assert!(looping(name), "{name}");
+    }
+    let one_shots: Vec<&str> =
+        clips.iter().filter(|c| c["loop"] == false).map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(one_shots, ["die", "pick-up", "wheelchair-look-left", "wheelchair-look-right"]);
+}
+
+/// Every field of the `--json` summary (docs/CLI.md), checked against the files it describes.
+#[test]
+fn json_summary_fields_agree_with_the_files() {
+    let fox = fixture("Fox/Fox.glb");
+    let summary = |dir: &std::path::Path, extra: &[&str]| -> Value {
+        let mut args = vec!["bake", fox.to_str().unwrap(), "-o", dir.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        let o = vatbake(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(o.stderr.is_empty(), "the Fox has no warnings: {}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let out = tempfile::tempdir().unwrap();
+    let s = summary(out.path(), &["--points", "all"]);
+    let mut keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "bands",
+            "clips",
+            "decimation",
+            "description_file",
+            "files",
+            "height",
+            "mesh_bytes",
+            "notes",
+            "points",
+            "precision",
+            "raw_texel_bytes",
+            "rows",
+            "size_ratio",
+            "texture_bytes",
+            "timings_ms",
+            "warnings",
+            "width"
+        ]
+    );
+    let path = |name: &str| out.path().join(name).to_str().unwrap().to_string();
+    assert_eq!(s["description_file"].as_str().unwrap(), path("Fox.vat.json"));
+    assert_eq!(s["files"], serde_json::json!([path("Fox.vat.ktx2"), path("Fox.rest.glb"), path("Fox.vat.json")]));
+    let desc: Value = serde_json::from_slice(&std::fs::read(out.path().join("Fox.vat.json")).unwrap()).unwrap();
+    assert_eq!((&s["points"], &s["rows"], &s["clips"]), (&1728.into(), &162.into(), &3.into()));
+    assert_eq!((&s["width"], &s["height"], &s["bands"]), (&1728.into(), &162.into(), &1.into()));
+    assert_eq!(s["width"], desc["texture"]["width"]);
+    assert_eq!(s["height"], desc["texture"]["height"]);
+    let size = |name: &str| std::fs::metadata(out.path().join(name)).unwrap().len();
+    assert_eq!(s["texture_bytes"].as_u64(), Some(size("Fox.vat.ktx2")));
+    assert_eq!(s["texture_bytes"], desc["texture"]["bytes"]);
+    assert_eq!(s["mesh_bytes"].as_u64(), Some(size("Fox.rest.glb")));
+    assert_eq!(s["raw_texel_bytes"], 1728 * 162 * 8);
+    let (_, texels) = read_ktx2(&out.path().join("Fox.vat.ktx2"));
+    assert_eq!(texels.len() * 2, 1728 * 162 * 8, "the level inflates to raw_texel_bytes");
+    assert_eq!(s["precision"].as_f64(), desc["positions"]["precision"].as_f64());
+    assert!(s["precision"].as_f64().unwrap() > 0.0);
+    assert!((s["size_ratio"].as_f64().unwrap() - 1.0).abs() < 1e-3, "{}", s["size_ratio"]);
+    assert!(s["decimation"].is_null() && desc["decimation"].is_null());
+    assert_eq!(s["warnings"], serde_json::json!([]));
+    assert_eq!(s["notes"], serde_json::json!([]), "--points all: nothing to say about decimation");
+
+    let stages = ["load", "decimate", "evaluate", "bounds", "measure", "pack", "encode", "write"];
+    let timings = s["timings_ms"].as_object().unwrap();
+    assert_eq!(timings.len(), stages.len() + 1, "{timings:?}");
+    let mut sum = 0.0;
+    for stage in stages {
+        let ms = timings[stage].as_f64().unwrap_or_else(|| panic!("{stage}"));
+        assert!(ms >= 0.0, "{stage}: {ms}");
+        sum += ms;
+    }
+    let total = timings["total"].as_f64().unwrap();
+    // The total is measured around the stages (argument handling aside), rounded to µs.
+    assert!(total + 0.01 >= sum, "total {total} ms is less than the stages' {sum} ms");
+    assert!(total < sum + 1000.0, "total {total} ms, stages {sum} ms");
+
+    // The default budget: a note, as an object with a stable code and a message.
+    let out = tempfile::tempdir().unwrap();
+    let s = summary(out.path(), &[]);
+    assert!(s["decimation"].is_null());
+    assert_eq!(s["notes"].as_array().unwrap().len(), 1, "{}", s["notes"]);
+    let note = &s["notes"][0];
+    assert_eq!(note["code"], "nothing-to-decimate");
+    assert!(note["message"].as_str().unwrap().contains("4000"), "{note}");
+    assert!(note.as_object().unwrap().keys().all(|k| ["code", "message", "advice"].contains(&k.as_str())), "{note}");
+
+    // A decimated bake: the decimation object is the description's.
+    let out = tempfile::tempdir().unwrap();
+    let s = summary(out.path(), &["--points", "600"]);
+    let desc: Value = serde_json::from_slice(&std::fs::read(out.path().join("Fox.vat.json")).unwrap()).unwrap();
+    assert_eq!(s["decimation"], desc["decimation"]);
+    assert_eq!(s["decimation"]["source_points"], 1728);
+    assert_eq!(s["decimation"]["points"], s["points"]);
+    assert!(s["points"].as_u64().unwrap() <= 600);
+    assert_eq!(s["raw_texel_bytes"], s["width"].as_u64().unwrap() * s["height"].as_u64().unwrap() * 8);
+}
+
+/// `-q` prints nothing at all, on a model whose clip names make warnings (and `--json -q`
+/// prints the summary alone).
+#[test]
+fn quiet_bakes_print_nothing() {
+    let model = fixture("MorphStressTest/MorphStressTest.gltf");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let loud = vatbake(&["bake", model.to_str().unwrap(), "-o", dir]);
+    assert!(loud.status.success());
+    assert!(stderr(&loud).contains("warning: 2 clips match no slot"), "{}", stderr(&loud));
+    let quiet = vatbake(&["bake", model.to_str().unwrap(), "-o", dir, "-q"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!((stderr(&quiet).as_str(), String::from_utf8_lossy(&quiet.stdout).as_ref()), ("", ""));
+    let quiet_json = vatbake(&["bake", model.to_str().unwrap(), "-o", dir, "-q", "--json"]);
+    assert_eq!(quiet_json.status.code(), Some(0));
+    assert!(quiet_json.stderr.is_empty(), "{}", stderr(&quiet_json));
+    let summary: Value = serde_json::from_slice(&quiet_json.stdout).unwrap();
+    assert_eq!(summary["warnings"][0]["code"], "unassigned-clips", "the findings are still in the summary");
+}
+
+/// The zstd command-line tool, the reference inflater, reads the level of a real bake.
+#[test]
+fn the_zstd_tool_inflates_a_real_bake() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Ok(version) = Command::new("zstd").arg("--version").output() else {
+        // tests/run.sh (the README's test command, and CI) installs the tool and sets this.
+        assert!(
+            std::env::var_os("VAT_REQUIRE_ZSTD").is_none(),
+            "the zstd command-line tool is not installed (apt-get install zstd)"
+        );
+        println!("note: skipped, the zstd command-line tool is not installed (apt-get install zstd)");
+        return;
+    };
+    println!("{}", String::from_utf8_lossy(&version.stdout).trim());
+    let (out, desc) = bake(&fixture("Fox/Fox.glb"), &["--points", "all"]);
+    let bytes = std::fs::read(out.path().join("Fox.vat.ktx2")).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).unwrap();
+    let level = reader.levels().next().unwrap().data.to_vec();
+    let mut child =
+        Command::new("zstd").args(["-d", "-c", "-q"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let compressed = level.clone();
+    let feeder = std::thread::spawn(move || stdin.write_all(&compressed));
+    let output = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    assert!(output.status.success(), "zstd -d failed: {}", String::from_utf8_lossy(&output.stderr));
+    let raw_texel_bytes = desc["texture"]["width"].as_u64().unwrap() * desc["texture"]["height"].as_u64().unwrap() * 8;
+    assert_eq!(output.stdout.len() as u64, raw_texel_bytes);
+    assert_eq!(raw_texel_bytes, 1728 * 162 * 8);
+    assert!(output.stdout == zstd::decode_all(&level[..]).unwrap(), "the tool and the zstd crate agree");
+}

@@ -185,7 +185,7 @@ fn roster_mistakes_are_usage_errors() {
     // An unknown setting fails that unit alone, naming the key.
     assert_eq!(code, Some(1));
     let odd = report["units"].as_array().unwrap().iter().find(|u| u["name"] == "odd").unwrap();
-    assert!(odd["error"].as_str().unwrap().contains("--colour"), "{odd} {err}");
+    assert!(odd["error"].as_str().unwrap().contains("unknown field `colour`"), "{odd} {err}");
     std::fs::write(&file, "output = \"out\"\n").unwrap();
     let o = vatbake(&["roster", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
@@ -253,5 +253,290 @@ fn the_same_finding_of_several_units_is_said_once() {
     assert_eq!(code, Some(0));
     for unit in report["units"].as_array().unwrap() {
         assert_eq!(unit["warnings"][0]["code"], "fallback-slot", "{unit}");
+    }
+}
+
+/// One unit's status in a report, by name.
+fn status_of<'a>(report: &'a Value, name: &str) -> &'a str {
+    let unit = report["units"].as_array().unwrap().iter().find(|u| u["name"] == name);
+    unit.unwrap_or_else(|| panic!("no unit {name} in {report}"))["status"].as_str().unwrap()
+}
+
+/// Runs the roster and checks that exactly `rebaked` were baked and every other unit skipped.
+fn expect_rebaked(file: &Path, step: &str, rebaked: &[&str]) {
+    let (code, report, err) = run(file, &[]);
+    assert_eq!(code, Some(0), "{step}: {err}");
+    for (name, status) in statuses(&report) {
+        let expected = if rebaked.contains(&name.as_str()) { "baked" } else { "skipped" };
+        assert_eq!(status, expected, "{step}: unit {name} should be {expected}: {report}");
+    }
+    assert_eq!(report["baked"], rebaked.len(), "{step}: {report}");
+    assert_eq!(report["skipped"], 3 - rebaked.len(), "{step}: {report}");
+}
+
+/// The skip rule of docs/ROSTER.md, one input at a time: the source's bytes (SHA-256),
+/// the texture still there at its recorded size, the alias table's bytes and the tool
+/// version each make a unit rebake, and only that unit.
+#[test]
+fn every_input_of_the_skip_rule_rebakes_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let aliases = dir.path().join("aliases.toml");
+    std::fs::copy(common::repo().join("assets/aliases.toml"), &aliases).unwrap();
+    // The fox gets its slots from a table on disk (a roster path, relative to the roster file).
+    let file = roster(dir.path(), "", "10\naliases = \"aliases.toml\"");
+    let out = dir.path().join("out");
+    expect_rebaked(&file, "first run", &["fox", "morph_cube", "simple"]);
+    expect_rebaked(&file, "nothing changed", &[]);
+
+    // (a) The source's bytes change, not its meaning: one more newline after the JSON.
+    let mut source = std::fs::read(dir.path().join("simple.gltf")).unwrap();
+    let old_sha = source_sha(&out.join("simple/simple.vat.json"));
+    source.push(b'\n');
+    std::fs::write(dir.path().join("simple.gltf"), &source).unwrap();
+    expect_rebaked(&file, "source bytes changed", &["simple"]);
+    assert_ne!(source_sha(&out.join("simple/simple.vat.json")), old_sha, "the new bake records the new bytes");
+    expect_rebaked(&file, "after the source change", &[]);
+    // The same in a GLB: one letter of the copyright in its JSON chunk, the length kept.
+    let glb = std::fs::read(dir.path().join("fox.glb")).unwrap();
+    let at = glb.windows(8).position(|w| w == b"Model by").expect("the Fox's copyright");
+    let mut edited = glb.clone();
+    edited[at] = b'm';
+    std::fs::write(dir.path().join("fox.glb"), &edited).unwrap();
+    expect_rebaked(&file, "GLB bytes changed", &["fox"]);
+
+    // (b) A unit's texture is deleted.
+    std::fs::remove_file(out.join("fox/fox.vat.ktx2")).unwrap();
+    expect_rebaked(&file, "texture deleted", &["fox"]);
+    assert!(out.join("fox/fox.vat.ktx2").is_file());
+
+    // (c) A unit's texture is truncated (still there, shorter than recorded).
+    let texture = out.join("morph_cube/morph_cube.vat.ktx2");
+    let whole = std::fs::read(&texture).unwrap();
+    std::fs::write(&texture, &whole[..whole.len() / 2]).unwrap();
+    expect_rebaked(&file, "texture truncated", &["morph_cube"]);
+    assert_eq!(std::fs::read(&texture).unwrap(), whole, "the rebake writes the same texture again");
+
+    // (d) The alias table named by the roster changes (same path, other bytes).
+    let table = std::fs::read_to_string(&aliases).unwrap();
+    std::fs::write(&aliases, format!("{table}\n# the game's copy, edited\n")).unwrap();
+    expect_rebaked(&file, "alias table changed", &["fox"]);
+    expect_rebaked(&file, "after the alias table change", &[]);
+
+    // (e) The description was written by another vatbake version.
+    let description_file = out.join("simple/simple.vat.json");
+    let mut description: Value = serde_json::from_slice(&std::fs::read(&description_file).unwrap()).unwrap();
+    let generator = description["generator"].as_str().unwrap().to_string();
+    assert!(generator.starts_with("vatbake "), "{generator}");
+    description["generator"] = "vatbake 0.0.1-older".into();
+    std::fs::write(&description_file, serde_json::to_vec_pretty(&description).unwrap()).unwrap();
+    expect_rebaked(&file, "generator version differs", &["simple"]);
+    let description: Value = serde_json::from_slice(&std::fs::read(&description_file).unwrap()).unwrap();
+    assert_eq!(description["generator"], generator.as_str());
+    expect_rebaked(&file, "at the end", &[]);
+}
+
+fn source_sha(description: &Path) -> String {
+    let description: Value = serde_json::from_slice(&std::fs::read(description).unwrap()).unwrap();
+    description["source"]["sha256"].as_str().unwrap().to_string()
+}
+
+/// Every field of `roster --json` (docs/ROSTER.md), on a run that bakes, fails and skips.
+#[test]
+fn the_json_report_has_every_field_and_its_totals_add_up() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("broken.glb"), b"glTF\x02\x00\x00\x00\xff\xff\x00\x00").unwrap();
+    let file = roster(dir.path(), "\n[[unit]]\nname = \"broken\"\nsource = \"broken.glb\"\n", "10");
+    let out = dir.path().join("out");
+    let mut first_units = Vec::new();
+    for (run_index, expected_status) in [(0, "baked"), (1, "skipped")] {
+        let (code, report, err) = run(&file, &[]);
+        assert_eq!(code, Some(1), "the broken unit fails the run: {err}");
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        let mut expected_keys = [
+            "roster",
+            "output",
+            "units",
+            "baked",
+            "skipped",
+            "failed",
+            "total_texture_bytes",
+            "total_mesh_bytes",
+            "stale_outputs",
+            "ms",
+        ]
+        .map(String::from)
+        .to_vec();
+        expected_keys.sort();
+        let mut got = keys(&report);
+        got.sort();
+        assert_eq!(got, expected_keys, "{report}");
+        assert_eq!(report["roster"].as_str().unwrap(), file.to_str().unwrap());
+        assert!(Path::new(report["output"].as_str().unwrap()).ends_with("out"), "{report}");
+        assert_eq!(report["stale_outputs"], serde_json::json!([]));
+
+        let units = report["units"].as_array().unwrap();
+        let names: Vec<&str> = units.iter().map(|u| u["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["broken", "fox", "morph_cube", "simple"], "sorted by name");
+        let (mut texture_total, mut mesh_total, mut slowest) = (0, 0, 0.0f64);
+        for unit in units {
+            let mut got = keys(unit);
+            got.sort();
+            assert_eq!(
+                got,
+                [
+                    "error",
+                    "mesh_bytes",
+                    "ms",
+                    "name",
+                    "points",
+                    "rows",
+                    "source",
+                    "status",
+                    "texture_bytes",
+                    "warnings"
+                ],
+                "{unit}"
+            );
+            let name = unit["name"].as_str().unwrap();
+            let ms = unit["ms"].as_f64().unwrap();
+            assert!(ms >= 0.0, "{unit}");
+            slowest = slowest.max(ms);
+            assert!(unit["warnings"].is_array(), "{unit}");
+            for warning in unit["warnings"].as_array().unwrap() {
+                assert!(warning["code"].is_string() && warning["message"].is_string(), "{warning}");
+            }
+            if name == "broken" {
+                assert_eq!(unit["status"], "failed");
+                assert_eq!(unit["source"].as_str().unwrap(), dir.path().join("broken.glb").to_str().unwrap());
+                for field in ["points", "rows", "texture_bytes", "mesh_bytes"] {
+                    assert!(unit[field].is_null(), "{field}: {unit}");
+                }
+                assert!(unit["error"].as_str().unwrap().contains("GLB file is truncated"), "{unit}");
+                continue;
+            }
+            assert_eq!(unit["status"], expected_status, "run {run_index}: {unit}");
+            assert!(unit["error"].is_null(), "{unit}");
+            let folder = out.join(name);
+            let description: Value =
+                serde_json::from_slice(&std::fs::read(folder.join(format!("{name}.vat.json"))).unwrap()).unwrap();
+            assert_eq!(unit["points"], description["points"], "{unit}");
+            assert_eq!(unit["rows"], description["rows"], "{unit}");
+            let texture_size = std::fs::metadata(folder.join(format!("{name}.vat.ktx2"))).unwrap().len();
+            let mesh_size = std::fs::metadata(folder.join(format!("{name}.rest.glb"))).unwrap().len();
+            assert_eq!(unit["texture_bytes"].as_u64(), Some(texture_size), "{unit}");
+            assert_eq!(unit["mesh_bytes"].as_u64(), Some(mesh_size), "{unit}");
+            texture_total += texture_size;
+            mesh_total += mesh_size;
+        }
+        // Exact figures of the fixtures (fps 20, every point; the fox capped at 10 rows a clip).
+        let fox = units.iter().find(|u| u["name"] == "fox").unwrap();
+        assert_eq!((fox["points"].as_u64(), fox["rows"].as_u64()), (Some(1728), Some(30)), "{fox}");
+        let simple = units.iter().find(|u| u["name"] == "simple").unwrap();
+        assert_eq!(simple["points"], 10, "{simple}");
+        assert_eq!(
+            simple["warnings"][0]["code"],
+            if run_index == 0 { Value::from("fallback-slot") } else { Value::Null }
+        );
+
+        let count = |status: &str| units.iter().filter(|u| u["status"] == status).count();
+        assert_eq!(report["baked"], count("baked"));
+        assert_eq!(report["skipped"], count("skipped"));
+        assert_eq!(report["failed"], 1);
+        assert_eq!(report[expected_status], 3);
+        assert_eq!(report["total_texture_bytes"].as_u64(), Some(texture_total), "{report}");
+        assert_eq!(report["total_mesh_bytes"].as_u64(), Some(mesh_total), "{report}");
+        let total_ms = report["ms"].as_f64().unwrap();
+        assert!(total_ms + 1.0 >= slowest, "the run's {total_ms} ms holds its slowest unit's {slowest} ms");
+        let figures =
+            |u: &Value| (u["name"].clone(), u["points"].clone(), u["rows"].clone(), u["texture_bytes"].clone());
+        let now: Vec<_> = units.iter().map(figures).collect();
+        if run_index == 0 {
+            first_units = now;
+        } else {
+            assert_eq!(now, first_units, "a skipped unit reports its last bake's figures");
+        }
+    }
+}
+
+/// `-q` prints nothing at all, on a unit whose clip names make warnings.
+#[test]
+fn a_quiet_roster_prints_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("MorphStressTest/MorphStressTest.gltf"), dir.path().join("MorphStressTest.gltf")).unwrap();
+    let file = dir.path().join("roster.toml");
+    std::fs::write(&file, "output = \"out\"\n[[unit]]\nname = \"morph\"\nsource = \"MorphStressTest.gltf\"\n").unwrap();
+    let loud = vatbake(&["roster", file.to_str().unwrap()]);
+    assert_eq!(loud.status.code(), Some(0), "{}", stderr(&loud));
+    assert!(stderr(&loud).contains("warning: "), "the unit has findings to hide: {}", stderr(&loud));
+    for extra in [&["--force"][..], &[]] {
+        let mut args = vec!["roster", file.to_str().unwrap(), "-q"];
+        args.extend_from_slice(extra);
+        let quiet = vatbake(&args);
+        assert_eq!(quiet.status.code(), Some(0));
+        assert_eq!((stderr(&quiet).as_str(), String::from_utf8_lossy(&quiet.stdout).as_ref()), ("", ""), "{extra:?}");
+    }
+    assert!(dir.path().join("out/morph/morph.vat.ktx2").is_file());
+}
+
+/// SIGTERM or SIGHUP in the middle of a roster: exit 130, the unit in progress leaves no
+/// temporary file and no part of a set, and a unit already finished keeps its files.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_roster_leaves_only_whole_bakes() {
+    use std::time::{Duration, Instant};
+    for signal in ["TERM", "HUP"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(fixture("SimpleSkin/SimpleSkin.gltf"), dir.path().join("simple.gltf")).unwrap();
+        std::fs::copy(fixture("CesiumMan/glTF-Binary/CesiumMan.glb"), dir.path().join("cesium.glb")).unwrap();
+        let file = dir.path().join("roster.toml");
+        // The slow unit: every CesiumMan point, 240 rows a second, 19 clips apart, zstd 22.
+        std::fs::write(
+            &file,
+            "output = \"out\"\n\
+             [[unit]]\nname = \"a_simple\"\nsource = \"simple.gltf\"\n\n\
+             [[unit]]\nname = \"b_slow\"\nsource = \"cesium.glb\"\npoints = \"all\"\nfps = 240\n\
+             zstd_level = 22\nno_merge_clips = true\n",
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+            .args(["roster", file.to_str().unwrap(), "--jobs", "1"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let temp_in_slow = || {
+            std::fs::read_dir(out.join("b_slow"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        };
+        while !temp_in_slow() {
+            assert!(started.elapsed() < Duration::from_secs(120), "{signal}: no temporary file appeared");
+            assert!(child.try_wait().unwrap().is_none(), "{signal}: the roster ended before it could be interrupted");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let kill = std::process::Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
+        assert!(kill.unwrap().success());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
+        assert!(stderr(&output).contains("interrupted; unfinished files removed"), "{}", stderr(&output));
+        let slow: Vec<_> = std::fs::read_dir(out.join("b_slow")).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert!(slow.is_empty(), "{signal}: left behind in the unit in progress: {slow:?}");
+        let mut finished: Vec<_> = std::fs::read_dir(out.join("a_simple"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        finished.sort();
+        assert_eq!(finished, ["a_simple.rest.glb", "a_simple.vat.json", "a_simple.vat.ktx2"], "{signal}");
+        // The next run skips the finished unit and bakes the other (here, quickly).
+        let text = std::fs::read_to_string(&file).unwrap().replace("fps = 240\nzstd_level = 22\n", "max_frames = 2\n");
+        std::fs::write(&file, text).unwrap();
+        let (code, report, err) = run(&file, &[]);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!((status_of(&report, "a_simple"), status_of(&report, "b_slow")), ("skipped", "baked"));
     }
 }

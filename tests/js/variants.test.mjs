@@ -26,6 +26,13 @@ const VARIANTS = [
 ];
 
 for (const file of VARIANTS) fixtureSuite({ model: `variants/${file}` });
+// --max-influences 4 bakes what three.js's SkinnedMesh itself shows (the first set only;
+// the generator puts the strongest four there, as Blender does).
+fixtureSuite({
+  model: 'variants/two-weight-sets.glb',
+  args: ['--max-influences', '4', '--name', 'two-weight-sets-4'],
+  firstWeightSet: true,
+});
 
 // The generator refuses to write a file with validator errors; check the committed files too.
 for (const file of [...VARIANTS, 'broken/ibm-scaled-100.glb']) {

@@ -9,11 +9,28 @@ use crate::table::{Alias, AliasTable};
 pub enum Verdict {
     /// The clip fills `slot`, matched by the accepted name `alias` (or by the table's
     /// fallback: then `alias` is empty and `fallback` is true).
-    Slot { slot: String, alias: String, fallback: bool },
+    Slot {
+        /// The slot's name.
+        slot: String,
+        /// The accepted name that matched, as the table writes it; empty for the fallback.
+        alias: String,
+        /// True when the clip got the slot as the table's fallback.
+        fallback: bool,
+    },
     /// The clip matches `slot`, but clip `chosen` fills it (see [`Duplicate`]).
-    Spare { slot: String, alias: String, chosen: usize },
+    Spare {
+        /// The slot the clip matched.
+        slot: String,
+        /// The accepted name that matched.
+        alias: String,
+        /// Index of the clip that fills the slot.
+        chosen: usize,
+    },
     /// The table's `ignore` list names it: meant to fill no slot.
-    Ignored { alias: String },
+    Ignored {
+        /// The `ignore` entry that matched.
+        alias: String,
+    },
     /// A named clip that matches no slot.
     Unassigned,
     /// A clip without a name: nothing to match.
@@ -33,8 +50,11 @@ impl Verdict {
 /// Several clips matched one slot; `chosen` fills it, `others` bake with no slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Duplicate {
+    /// The slot several clips matched.
     pub slot: String,
+    /// Index of the clip that fills it.
     pub chosen: usize,
+    /// Indices of the other clips that matched it, which get no slot.
     pub others: Vec<usize>,
     /// Which rule separated `chosen` from the best of the others, in words.
     pub rule: &'static str,
@@ -43,8 +63,11 @@ pub struct Duplicate {
 /// An empty slot, and an unassigned clip that the independent check thinks belongs to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlausibleMiss {
+    /// The empty slot.
     pub slot: String,
+    /// Index of the unassigned clip.
     pub clip: usize,
+    /// Why the independent check links them.
     pub evidence: Evidence,
 }
 
@@ -55,7 +78,9 @@ pub struct Assignment {
     pub clips: Vec<Verdict>,
     /// Per slot of the table, in table order: the clip that fills it, if any.
     pub slots: Vec<(String, Option<usize>)>,
+    /// Slots that more than one clip matched, and who won.
     pub duplicates: Vec<Duplicate>,
+    /// Empty slots that an unassigned clip seems to belong to.
     pub misses: Vec<PlausibleMiss>,
 }
 

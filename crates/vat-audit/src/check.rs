@@ -10,43 +10,63 @@ use crate::table::AliasTable;
 /// A duration agrees with the source within this many seconds, or this fraction of
 /// it, whichever is larger: far below one row at any useful rate, far above f32 noise.
 pub const DURATION_TOLERANCE_S: f64 = 1e-3;
+/// The relative tolerance that goes with [`DURATION_TOLERANCE_S`].
 pub const DURATION_TOLERANCE_FRACTION: f64 = 1e-4;
 
 /// What a description file says about one bake (the fields the audit needs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Baked {
+    /// SHA-256 of the source file's bytes at bake time, lowercase hex.
     pub source_sha256: String,
     /// `settings.clips`: the clips the bake was asked for, or `None` for all.
     pub clips_asked: Option<Vec<String>>,
+    /// Points of the baked mesh: one texture column each.
     pub points: u32,
     /// Rows of all clips (one band's height).
     pub rows: u32,
+    /// The texture as the description records it.
     pub texture: BakedTexture,
+    /// The baked clips, in row order.
     pub clips: Vec<BakedClip>,
 }
 
+/// The texture fields of a description file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BakedTexture {
+    /// File name, relative to the description.
     pub file: String,
     /// "ktx2" or "png".
     pub container: String,
+    /// `vkFormat` of the texels (91: RGBA16 UNORM).
     pub vk_format: u32,
     /// "zstd" or "none".
     pub supercompression: String,
+    /// Width in texels.
     pub width: u32,
+    /// Height in texels.
     pub height: u32,
+    /// Bands the points are wrapped into.
     pub bands: u32,
+    /// File size in bytes.
     pub bytes: u64,
 }
 
+/// One clip entry of a description file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BakedClip {
+    /// The clip's baked name.
     pub name: String,
+    /// Index of the animation in the source file.
     pub source_index: u32,
+    /// The game slot the clip fills, if any.
     pub slot: Option<String>,
+    /// First row of the clip within a band.
     pub row: u32,
+    /// Number of rows.
     pub rows: u32,
+    /// Seconds from the first row to the last.
     pub duration: f64,
+    /// Rows per second.
     pub rate: f64,
 }
 
@@ -56,9 +76,11 @@ pub struct BakedClip {
 pub struct SourceClips {
     /// SHA-256 of the source file's bytes, lowercase hex.
     pub sha256: String,
+    /// The clips, in source order (merged takes count once).
     pub clips: Vec<SourceClip>,
 }
 
+/// One clip of the source model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceClip {
     /// `None` for an unnamed animation (the bake calls it `animation_<index>`).
@@ -83,10 +105,36 @@ impl SourceClip {
 /// What the texture file turned out to be.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TextureFacts {
+    /// No file at the path the description names.
     Missing,
+    /// The file is there but its header cannot be read; the reason.
     Unreadable(String),
-    Ktx2 { vk_format: u32, width: u32, height: u32, supercompression_scheme: u32, bytes: u64 },
-    Png { width: u32, height: u32, bit_depth: u8, colour_type: u8, bytes: u64 },
+    /// A KTX 2.0 file's header.
+    Ktx2 {
+        /// `vkFormat`.
+        vk_format: u32,
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+        /// `supercompressionScheme` (0 none, 2 Zstandard).
+        supercompression_scheme: u32,
+        /// File size in bytes.
+        bytes: u64,
+    },
+    /// A PNG file's header.
+    Png {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// Bits per channel.
+        bit_depth: u8,
+        /// PNG colour type (6: RGBA).
+        colour_type: u8,
+        /// File size in bytes.
+        bytes: u64,
+    },
 }
 
 /// The kinds of finding, as they appear in JSON (`snake_case`) and text (spaces).
@@ -121,7 +169,9 @@ pub enum Kind {
     InconsistentClip,
     /// The description's rows, clips, bands and texture size disagree with each other.
     InconsistentLayout,
+    /// The texture named by the description is not there.
     TextureMissing,
+    /// The texture is there but its header cannot be read.
     TextureUnreadable,
     /// The texture's header or size differs from the description.
     TextureMismatch,
@@ -185,6 +235,7 @@ impl Kind {
 /// One disagreement, and what to do about it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
+    /// What sort of disagreement it is.
     pub kind: Kind,
     /// The clip concerned, by its baked or source name.
     pub clip: Option<String>,
@@ -197,13 +248,16 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding about no particular clip or slot.
     pub fn new(kind: Kind, message: impl Into<String>, advice: impl Into<String>) -> Finding {
         Finding { kind, clip: None, slot: None, message: message.into(), advice: advice.into() }
     }
+    /// The same finding, about `clip`.
     pub fn clip(mut self, clip: impl Into<String>) -> Finding {
         self.clip = Some(clip.into());
         self
     }
+    /// The same finding, about `slot`.
     pub fn slot(mut self, slot: impl Into<String>) -> Finding {
         self.slot = Some(slot.into());
         self
@@ -279,6 +333,24 @@ pub fn check_description(baked: &Baked) -> Vec<Finding> {
 }
 
 /// The texture file against what the description says of it.
+///
+/// ```
+/// use vat_audit::{check_texture, Baked, BakedTexture, Kind, TextureFacts};
+/// let texture = BakedTexture {
+///     file: "unit.vat.ktx2".into(),
+///     container: "ktx2".into(),
+///     vk_format: 91,
+///     supercompression: "zstd".into(),
+///     width: 2,
+///     height: 1,
+///     bands: 1,
+///     bytes: 300,
+/// };
+/// let baked = Baked { source_sha256: String::new(), clips_asked: None, points: 2, rows: 1, texture, clips: vec![] };
+/// let found = TextureFacts::Ktx2 { vk_format: 91, width: 2, height: 1, supercompression_scheme: 2, bytes: 300 };
+/// assert!(check_texture(&baked, &found).is_empty());
+/// assert_eq!(check_texture(&baked, &TextureFacts::Missing)[0].kind, Kind::TextureMissing);
+/// ```
 pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
     let t = &baked.texture;
     let rebake =

@@ -20,6 +20,10 @@
 //! `vatbake` binary reads the description, the source's JSON and the texture header,
 //! and prints the findings. docs/AUDIT.md describes the rules for people.
 //!
+//! Dependencies: no crate of this workspace, not even `vat-model`; only `serde`,
+//! `thiserror` and `toml`. It must not depend on the stage crates, on a glTF or
+//! KTX2 reader, or on `vatbake`: the audit works on plain data the caller extracts.
+//!
 //! ```
 //! use vat_audit::{assign, AliasTable};
 //!
@@ -41,6 +45,8 @@
 //! assert_eq!(a.clips[0].slot(), Some("death"));
 //! # Ok::<(), vat_audit::TableError>(())
 //! ```
+
+#![warn(missing_docs)]
 
 mod assign;
 mod check;

@@ -16,13 +16,16 @@ pub const TABLE_VERSION: u32 = 1;
 /// One accepted name, as written and as words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alias {
+    /// The name as the table writes it.
     pub text: String,
+    /// The name after [`normalize`](crate::normalize()): lowercase words.
     pub words: Vec<String>,
 }
 
 /// A slot the game asks for, and the clip names it accepts, best first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slot {
+    /// The slot's name, as the game asks for it.
     pub name: String,
     /// The slot's own name first (unless the table lists it elsewhere in the list),
     /// then the table's names in order.
@@ -43,18 +46,36 @@ pub struct AliasTable {
 /// Why a table cannot be used. The message says what to change.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TableError {
+    /// The text is not TOML of the table's shape; the parser's message.
     #[error("not a valid alias table: {0}")]
     Syntax(String),
+    /// A `version` other than [`TABLE_VERSION`].
     #[error(
         "version {0} is not known (this vatbake reads version {TABLE_VERSION}); write `version = {TABLE_VERSION}`"
     )]
     Version(u32),
+    /// No slots are listed.
     #[error("the table has no slots; list them under [slots], e.g. `death = [\"death\", \"die\", \"dead\"]`")]
     NoSlots,
+    /// A slot's entry is unusable.
     #[error("slot \"{slot}\": {problem}")]
-    Slot { slot: String, problem: String },
+    Slot {
+        /// The slot's name.
+        slot: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// One name is listed for two slots (or a slot and `ignore`).
     #[error("\"{name}\" is listed for {first} and for {second}; a name may belong to one slot only (or to `ignore`)")]
-    Conflict { name: String, first: String, second: String },
+    Conflict {
+        /// The name listed twice.
+        name: String,
+        /// Where it is listed first.
+        first: String,
+        /// Where it is listed again.
+        second: String,
+    },
+    /// The `fallback` names no listed slot.
     #[error("fallback \"{0}\" is not one of the slots; name a slot listed under [slots]")]
     Fallback(String),
 }

@@ -7,8 +7,11 @@ use vat_model::{Clip, ClipRows, Interpolation};
 /// How many clips, and how many rows they take together at `fps`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClipPlan {
+    /// Number of clips wanted.
     pub clips: usize,
+    /// Total rows of all clips.
     pub rows: u32,
+    /// Sampling rate, rows per second.
     pub fps: f32,
 }
 

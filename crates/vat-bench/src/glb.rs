@@ -16,10 +16,15 @@ use vat_gltf::write::{GlbBuffer, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, UNSIGNED_IN
 pub struct GlbInput<'a> {
     /// The loaded source: nodes, scene roots, skins and materials are copied from it.
     pub model: &'a Model,
+    /// The mesh primitives to write, one glTF mesh primitive each.
     pub primitives: &'a [Primitive],
+    /// The clips to write as animations.
     pub clips: &'a [Clip],
+    /// Embed the source's images; without them materials are dropped.
     pub keep_images: bool,
+    /// The source's `asset.copyright`, carried over.
     pub copyright: Option<&'a str>,
+    /// The source file's name, recorded in `asset.extras`.
     pub source_name: &'a str,
 }
 

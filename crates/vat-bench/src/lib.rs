@@ -24,6 +24,11 @@
 //! What it does not: change the bake, or depend on vatbake's private code. The GLB
 //! is written here with `serde_json` and a hand-packed binary chunk.
 //!
+//! Dependencies: of this workspace, `vat-model`, `vat-gltf` (loading the fixture;
+//! its GLB buffer helpers) and `vat-ktx2` (the `bench` binary's texture sizes);
+//! `vat-skin` only for its tests. It must not depend on `vatbake` (the bench runs
+//! it as a separate process) or on `vat-decimate`, whose tests depend on this crate.
+//!
 //! ```no_run
 //! use vat_bench::{generate, Preset};
 //! let source = std::path::Path::new("fixtures/Fox/Fox.glb");
@@ -32,6 +37,8 @@
 //! println!("{} points, {} rows", generated.points, generated.rows());
 //! # Ok::<(), anyhow::Error>(())
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod clips;
 pub mod glb;
@@ -51,11 +58,15 @@ pub use subdivide::SubdivisionReport;
 /// A named workload: how many points, clips and rows the generated model has.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Preset {
+    /// The name `--preset` takes.
     pub name: &'static str,
+    /// Points of the generated model (at least).
     pub points: usize,
+    /// Number of clips.
     pub clips: usize,
     /// Total rows of all clips at `fps`, each clip `round(duration · fps) + 1` rows.
     pub rows: u32,
+    /// Sampling rate, rows per second.
     pub fps: f32,
 }
 
@@ -67,12 +78,19 @@ impl Preset {
     /// spec gives no row count; 320 rows (40 per clip, 1.3 s on average) is ours.
     pub const SPEC: Preset = Preset { name: "spec", points: 30_000, clips: 8, rows: 320, fps: 30.0 };
 
+    /// Every preset.
     pub const ALL: [Preset; 2] = [Preset::REFERENCE, Preset::SPEC];
 
+    /// The preset called `name`, if any.
+    ///
+    /// ```
+    /// assert_eq!(vat_bench::Preset::by_name("spec"), Some(vat_bench::Preset::SPEC));
+    /// ```
     pub fn by_name(name: &str) -> Option<Preset> {
         Preset::ALL.into_iter().find(|p| p.name == name)
     }
 
+    /// The generation plan for this preset, images kept.
     pub fn plan(&self) -> GeneratePlan {
         GeneratePlan {
             points: self.points,
@@ -87,6 +105,7 @@ impl Preset {
 pub struct GeneratePlan {
     /// Subdivide until the model has at least this many points.
     pub points: usize,
+    /// The clips to add and their total rows.
     pub clips: ClipPlan,
     /// Carry the source's images (the Fox's is 26 KB); without them materials are dropped.
     pub keep_images: bool,
@@ -95,15 +114,20 @@ pub struct GeneratePlan {
 /// A generated model and what was done to make it.
 #[derive(Clone, Debug)]
 pub struct Generated {
+    /// The GLB file's bytes.
     pub glb: Vec<u8>,
+    /// Points of the generated model.
     pub points: usize,
+    /// Triangles of the generated model.
     pub triangles: usize,
+    /// What welding and subdivision did.
     pub subdivision: SubdivisionReport,
     /// Name, duration (s) and rows at the plan's rate, in file order.
     pub clips: Vec<(String, f32, u32)>,
 }
 
 impl Generated {
+    /// Total rows of all clips at the plan's rate.
     pub fn rows(&self) -> u32 {
         self.clips.iter().map(|c| c.2).sum()
     }

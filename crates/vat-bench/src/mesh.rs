@@ -15,21 +15,28 @@ pub type Influences = [(u16, f32); 4];
 pub struct Primitive {
     /// The node that holds the mesh: positions are in its mesh space.
     pub node: usize,
+    /// Index of the material in the source, if any.
     pub material: Option<usize>,
+    /// Index of the skin in the source, if the node is skinned.
     pub skin: Option<usize>,
     /// Whether the source had TEXCOORD_0 (else `uv0` is zeros and is not written).
     pub has_uv: bool,
     /// Whether the source had NORMAL (else the loader computed them per index,
     /// which for an unindexed mesh means flat faces; see [`Primitive::weld`]).
     pub source_normals: bool,
+    /// Positions, one per point.
     pub positions: Vec<Vec3>,
+    /// Unit normals, one per point.
     pub normals: Vec<Vec3>,
+    /// TEXCOORD_0, one per point.
     pub uv0: Vec<Vec2>,
+    /// The strongest four (joint, weight) pairs, one set per point.
     pub influences: Vec<Influences>,
     /// Per morph target, one delta per point.
     pub morph_positions: Vec<Vec<Vec3>>,
     /// Per morph target, one delta per point, or empty when the target moves no normals.
     pub morph_normals: Vec<Vec<Vec3>>,
+    /// Triangles as indices into this primitive's points.
     pub triangles: Vec<[u32; 3]>,
 }
 
@@ -106,10 +113,12 @@ pub fn normalized_top_four(pairs: impl IntoIterator<Item = (u16, f32)>) -> Influ
 }
 
 impl Primitive {
+    /// Number of points.
     pub fn len(&self) -> usize {
         self.positions.len()
     }
 
+    /// True when the primitive has no points.
     pub fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }

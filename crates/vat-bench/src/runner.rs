@@ -19,6 +19,7 @@ pub enum Cores {
 }
 
 impl Cores {
+    /// How the table headings name it.
     pub fn label(self) -> &'static str {
         match self {
             Cores::One => "1 core",
@@ -37,6 +38,7 @@ pub enum Timer {
 }
 
 impl Timer {
+    /// How the report names it.
     pub fn label(self) -> &'static str {
         match self {
             Timer::Hyperfine => "hyperfine -N",
@@ -52,13 +54,17 @@ pub fn on_path(program: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// GNU time, for the CPU seconds and peak memory of a bake (`-v`).
 pub const GNU_TIME: &str = "/usr/bin/time";
 
 /// One `vatbake bake` invocation.
 #[derive(Clone, Debug)]
 pub struct Bake {
+    /// The `vatbake` binary.
     pub vatbake: PathBuf,
+    /// The model to bake.
     pub model: PathBuf,
+    /// The output folder (`-o`).
     pub out_dir: PathBuf,
     /// Flags after `bake MODEL -o OUTDIR --json -q`, e.g. `--points all --zstd-level 1`.
     pub flags: Vec<String>,
@@ -193,9 +199,11 @@ pub struct Detail {
 }
 
 impl Detail {
+    /// A stage's time from the summary's `timings_ms`, in milliseconds; NaN when absent.
     pub fn stage_ms(&self, stage: &str) -> f64 {
         self.summary.pointer(&format!("/timings_ms/{stage}")).and_then(Value::as_f64).unwrap_or(f64::NAN)
     }
+    /// A top-level number of the summary; NaN when absent.
     pub fn number(&self, key: &str) -> f64 {
         self.summary.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
     }

@@ -23,6 +23,7 @@ pub struct SubdivisionReport {
     pub levels: Vec<usize>,
     /// Edges split by the partial level (0 when none was needed).
     pub partial_edges: usize,
+    /// Points of the finished mesh.
     pub final_points: usize,
 }
 

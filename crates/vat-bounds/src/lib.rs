@@ -14,6 +14,10 @@
 //! What it does not: decide where texels go (that is [`vat_model::Layout`]) or
 //! write files (that is `vat-ktx2`).
 //!
+//! Dependencies: of this workspace, only `vat-model` (plus `glam` and `rayon`). It
+//! must do no file I/O and must not depend on any other stage crate (`vat-gltf`,
+//! `vat-skin`, `vat-ktx2`, `vat-decimate`, `vat-audit`) or on `vatbake`.
+//!
 //! ```
 //! use glam::Vec3;
 //! use vat_bounds::{Bounds, decode_position, encode_position};
@@ -23,6 +27,8 @@
 //! assert!((back - Vec3::new(0.5, 1.0, 2.0)).abs().max_element() <= bounds.step().max_element() / 2.0);
 //! ```
 
+#![warn(missing_docs)]
+
 use glam::{Vec2, Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
 use vat_model::{Frames, Layout};
@@ -30,7 +36,9 @@ use vat_model::{Frames, Layout};
 /// An axis-aligned box as centre and half-size (each half-size ≥ 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bounds {
+    /// Centre of the box, in model units.
     pub center: Vec3,
+    /// Half the box's size on each axis, in model units (≥ 0).
     pub half_extent: Vec3,
 }
 
@@ -51,9 +59,11 @@ impl Bounds {
         Self::from_points(clips.into_iter().flat_map(|f| f.positions.iter().copied()))
     }
 
+    /// The box's lowest corner.
     pub fn min(&self) -> Vec3 {
         self.center - self.half_extent
     }
+    /// The box's highest corner.
     pub fn max(&self) -> Vec3 {
         self.center + self.half_extent
     }
@@ -88,6 +98,15 @@ pub struct Quantizer {
 }
 
 impl Quantizer {
+    /// The quantizer for positions inside `bounds`.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use vat_bounds::{Bounds, Quantizer};
+    /// let bounds = Bounds::from_points([Vec3::ZERO, Vec3::ONE]);
+    /// let quantizer = Quantizer::new(&bounds);
+    /// assert_eq!(quantizer.encode(Vec3::new(0.0, 0.5, 1.0).into()), [0, 32768, 65535]);
+    /// ```
     pub fn new(bounds: &Bounds) -> Self {
         let h = Vec3A::from(bounds.half_extent);
         let scale = Vec3A::select(h.cmpgt(Vec3A::ZERO), Vec3A::splat(0.5) / h, Vec3A::ZERO);
@@ -165,6 +184,13 @@ pub const NORMAL_MAX_ERROR_DEGREES: f32 = 0.96;
 /// byte, each rounded to the nearest code. The direction need not be unit
 /// length (the projection divides by its L1 norm); one with no direction
 /// (zero, or not finite) encodes as [`vat_model::DEGENERATE_NORMAL`], +Y.
+///
+/// ```
+/// use glam::Vec3;
+/// let n = Vec3::new(0.0, 0.6, 0.8);
+/// let back = vat_bounds::decode_normal(vat_bounds::encode_normal(n));
+/// assert!(back.angle_between(n).to_degrees() <= vat_bounds::NORMAL_MAX_ERROR_DEGREES);
+/// ```
 #[inline]
 pub fn encode_normal(n: Vec3) -> u16 {
     encode_direction(Vec3A::from(n))
@@ -255,6 +281,21 @@ pub fn encode_texels(quantizer: &Quantizer, positions: &[Vec3A], normals: &[Vec3
 /// The bake does not go through [`Frames`]; it evaluates rows straight into
 /// texels with [`encode_texels`]. This is the same encoding for callers that
 /// hold frames.
+///
+/// ```
+/// use glam::Vec3;
+/// use vat_model::{Frames, Layout};
+///
+/// // Two points on one row, at the two corners of their box.
+/// let mut frames = Frames::new(2, 1);
+/// frames.positions = vec![Vec3::ZERO, Vec3::ONE];
+/// frames.normals = vec![Vec3::Y, Vec3::Y];
+/// let bounds = vat_bounds::Bounds::of_frames([&frames]);
+/// let layout = Layout::new(2, 1, 4096);
+/// let texels = vat_bounds::pack(&layout, &bounds, &[frames]);
+/// assert_eq!(texels.len(), layout.texels() * 4);
+/// assert_eq!((&texels[0..3], &texels[4..7]), (&[0, 0, 0][..], &[65535, 65535, 65535][..]));
+/// ```
 pub fn pack(layout: &Layout, bounds: &Bounds, clips: &[Frames]) -> Vec<u16> {
     let mut texels = vec![0u16; layout.width * layout.height * 4];
     // (clip, local row) of every global row.

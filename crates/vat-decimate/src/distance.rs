@@ -33,6 +33,14 @@ impl SurfaceDistance {
 ///
 /// # Panics
 /// If a triangle indexes past `positions`.
+///
+/// ```
+/// use glam::Vec3;
+/// // One triangle in the z = 0 plane, and a point half a unit above it.
+/// let triangle = [Vec3::ZERO, Vec3::X, Vec3::Y];
+/// let d = vat_decimate::surface_distance(&[Vec3::new(0.25, 0.25, 0.5)], &triangle, &[[0, 1, 2]]);
+/// assert!((d.max - 0.5).abs() < 1e-6 && d.points == 1);
+/// ```
 pub fn surface_distance(full: &[Vec3], positions: &[Vec3], triangles: &[[u32; 3]]) -> SurfaceDistance {
     if full.is_empty() {
         return SurfaceDistance::default();

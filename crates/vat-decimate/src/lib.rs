@@ -39,6 +39,12 @@
 //! What it does not do: evaluate animation (the caller evaluates both models, see
 //! `vat-skin`), touch files, or recompute normals.
 //!
+//! Dependencies: of this workspace, only `vat-model` (plus `glam` and `thiserror`).
+//! It must do no file I/O and must not depend on any other stage crate
+//! (`vat-gltf`, `vat-skin`, `vat-bounds`, `vat-ktx2`, `vat-audit`) or on `vatbake`;
+//! `vat-gltf`, `vat-skin` and `vat-bench` appear only as dev-dependencies, for its
+//! tests and benchmark.
+//!
 //! ```
 //! use glam::{Vec2, Vec3};
 //! use vat_model::{Model, Part, Points};
@@ -84,6 +90,8 @@
 //! # Ok::<(), vat_decimate::DecimateError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod cluster;
 mod distance;
 mod merge;
@@ -117,18 +125,29 @@ pub struct Decimation {
 /// Why a model cannot be decimated to a budget.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecimateError {
+    /// The budget is 0.
     #[error("a point budget of 0 leaves nothing to bake: give at least one point, or turn decimation off")]
     ZeroBudget,
     #[error(
         "the model has {points} points but no triangles, so there is no surface to decimate: \
          turn decimation off to bake every point"
     )]
-    NoTriangles { points: usize },
+    /// The model has points but no triangles.
+    NoTriangles {
+        /// Points of the model.
+        points: usize,
+    },
     #[error(
         "a point budget of {budget} is too small to keep every piece of the surface (each uv island of \
          each part needs at least a triangle, or it leaves a hole): the smallest budget that keeps them all is {smallest}"
     )]
-    TooSmall { budget: usize, smallest: usize },
+    /// The budget cannot keep a triangle of every uv island of every part.
+    TooSmall {
+        /// The budget asked for.
+        budget: usize,
+        /// The smallest budget that keeps every island.
+        smallest: usize,
+    },
 }
 
 /// Decimates `model` to at most `budget` points, clustering in the model's own

@@ -1,6 +1,7 @@
 //! Accessors to plain numbers, with every count, offset and stride checked against
 //! the bytes that are really there before anything is allocated.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use gltf::json::accessor::{ComponentType, Type};
@@ -21,7 +22,8 @@ pub(crate) const MAX_VALUES_READ: usize = 1 << 27;
 pub(crate) struct Reader<'a> {
     pub file: &'a Path,
     pub root: &'a Root,
-    pub buffers: Vec<Vec<u8>>,
+    /// Buffer 0 of a GLB borrows the file's binary chunk; the others are owned.
+    pub buffers: Vec<Cow<'a, [u8]>>,
     /// Bytes of views decoded from `EXT_meshopt_compression`, by view index.
     pub decoded: Vec<Option<Vec<u8>>>,
     /// Numbers produced so far, against [`MAX_VALUES_READ`].
@@ -228,6 +230,17 @@ impl Reader<'_> {
     /// where the accessor says so, and applying sparse substitution.
     pub fn read_f32(&self, index: usize, what: &str) -> Result<(Vec<f32>, usize), LoadError> {
         let (el, accessor) = self.elements(index, what)?;
+        self.floats(&el, accessor, index, what)
+    }
+
+    /// The floats of elements already checked and charged by [`Reader::elements`].
+    fn floats(
+        &self,
+        el: &Elements<'_>,
+        accessor: &gltf::json::Accessor,
+        index: usize,
+        what: &str,
+    ) -> Result<(Vec<f32>, usize), LoadError> {
         let mut out = vec![0.0f32; el.count * el.components];
         if !el.bytes.is_empty() {
             for i in 0..el.count {
@@ -304,7 +317,8 @@ impl Reader<'_> {
         if accessor.sparse.is_some() {
             // Sparse integer data is legal but unseen in practice: read via floats, which
             // represent every u16 exactly and u32 up to 2^24 (far past any joint or point count).
-            let (values, comps) = self.read_f32(index, what)?;
+            // From the elements already charged: the budget counts this accessor once.
+            let (values, comps) = self.floats(&el, accessor, index, what)?;
             return Ok((values.into_iter().map(|v| v as u32).collect(), comps));
         }
         let mut out = vec![0u32; el.count * el.components];
@@ -342,5 +356,61 @@ mod tests {
         assert_eq!(f(&(-5i16).to_le_bytes(), ComponentType::I16, false), -5.0);
         assert_eq!(f(&[0xFB], ComponentType::I8, false), -5.0);
         assert_eq!(f(&1.5f32.to_le_bytes(), ComponentType::F32, false), 1.5);
+    }
+
+    /// Four u16 values 0, 1, 2, 3 with one sparse substitution (index 2 → 9), in one buffer.
+    fn sparse_u16_model() -> (Root, Vec<u8>) {
+        let root: Root = serde_json::from_value(serde_json::json!({
+            "asset": { "version": "2.0" },
+            "buffers": [{ "byteLength": 16 }],
+            "bufferViews": [
+                { "buffer": 0, "byteOffset": 0, "byteLength": 8 },
+                { "buffer": 0, "byteOffset": 8, "byteLength": 1 },
+                { "buffer": 0, "byteOffset": 12, "byteLength": 2 }
+            ],
+            "accessors": [{
+                "bufferView": 0, "componentType": 5123, "count": 4, "type": "SCALAR",
+                "sparse": {
+                    "count": 1,
+                    "indices": { "bufferView": 1, "componentType": 5121 },
+                    "values": { "bufferView": 2 }
+                }
+            }]
+        }))
+        .unwrap();
+        let mut buffer = [0u16, 1, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>();
+        buffer.extend_from_slice(&[2, 0, 0, 0]); // the sparse index, padded
+        buffer.extend_from_slice(&9u16.to_le_bytes());
+        buffer.extend_from_slice(&[0, 0]);
+        (root, buffer)
+    }
+
+    /// A sparse accessor counts against the read budget once, whichever way it is read:
+    /// with room for exactly its 4 values left, both reads succeed and use all of it.
+    #[test]
+    fn a_sparse_accessor_is_charged_once() {
+        let (root, buffer) = sparse_u16_model();
+        let file = Path::new("sparse.gltf");
+        let reader = |already_read: usize| Reader {
+            file,
+            root: &root,
+            buffers: vec![Cow::Borrowed(&buffer[..])],
+            decoded: vec![None; 3],
+            values_read: std::cell::Cell::new(already_read),
+        };
+        let full = reader(MAX_VALUES_READ - 4);
+        assert_eq!(full.read_u32(0, "joints").unwrap(), (vec![0, 1, 9, 3], 1));
+        assert_eq!(full.values_read.get(), MAX_VALUES_READ);
+        let full = reader(MAX_VALUES_READ - 4);
+        assert_eq!(full.read_f32(0, "weights").unwrap(), (vec![0.0, 1.0, 9.0, 3.0], 1));
+        assert_eq!(full.values_read.get(), MAX_VALUES_READ);
+        // One value less of room and the read is refused.
+        let err = reader(MAX_VALUES_READ - 3).read_u32(0, "joints").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
+        // From an empty budget, each read charges the accessor's 4 values.
+        let fresh = reader(0);
+        fresh.read_u32(0, "joints").unwrap();
+        fresh.read_f32(0, "weights").unwrap();
+        assert_eq!(fresh.values_read.get(), 8);
     }
 }

@@ -17,9 +17,13 @@ pub enum ErrorKind {
 /// A load failure: the file, what is wrong, and what to do about it.
 #[derive(Clone, Debug)]
 pub struct LoadError {
+    /// The file being loaded.
     pub file: PathBuf,
+    /// The category of failure.
     pub kind: ErrorKind,
+    /// What is wrong, in one line.
     pub message: String,
+    /// What to do about it.
     pub hint: String,
 }
 

@@ -9,7 +9,14 @@
 //! keyframes. Textures are never decoded; their bytes ride along in
 //! [`vat_model::MaterialSet`] for the rest mesh.
 //!
-//! What it does not: evaluate animation (that is `vat-skin`), or touch the file.
+//! What it does not: evaluate animation (that is `vat-skin`) or write files. It only
+//! reads the model and the buffers it names; [`write`](mod@write) builds GLB bytes
+//! that the caller saves.
+//!
+//! Dependencies: of this workspace, only `vat-model`. It must not depend on the
+//! other stage crates (`vat-skin`, `vat-bounds`, `vat-ktx2`, `vat-decimate`,
+//! `vat-audit`), on `vat-bench` or on `vatbake`: the loader knows nothing of the
+//! stages after it.
 //!
 //! ```no_run
 //! let path = std::path::Path::new("fixtures/Fox/Fox.glb");
@@ -18,6 +25,8 @@
 //! println!("{} points, {} clips", loaded.model.points.len(), loaded.model.clips.len());
 //! # Ok::<(), vat_gltf::LoadError>(())
 //! ```
+
+#![warn(missing_docs)]
 
 mod accessor;
 mod container;
@@ -29,6 +38,7 @@ mod meshopt;
 pub mod takes;
 pub mod write;
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
@@ -86,7 +96,9 @@ pub struct Options {
 /// A loaded model and what the loader noticed but could work around.
 #[derive(Clone, Debug)]
 pub struct Loaded {
+    /// The model, as floats.
     pub model: Model,
+    /// What the loader worked around (one finding per occurrence).
     pub warnings: Vec<Finding>,
     /// Found about the joint influences, once for the whole model.
     pub findings: Vec<Finding>,
@@ -141,6 +153,14 @@ fn parse_json(file: &Path, json: &[u8]) -> Result<(Root, serde_json::Value), Loa
 
 /// Loads a model from the bytes of `file` (the path is used for messages and to
 /// resolve external buffers).
+///
+/// ```
+/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/Fox/Fox.glb");
+/// let bytes = vat_gltf::read_file(&path)?;
+/// let loaded = vat_gltf::load(&path, &bytes, &vat_gltf::Options::default())?;
+/// assert_eq!((loaded.model.points.len(), loaded.model.clips.len()), (1728, 3));
+/// # Ok::<(), vat_gltf::LoadError>(())
+/// ```
 pub fn load(file: &Path, bytes: &[u8], options: &Options) -> Result<Loaded, LoadError> {
     let container = container::split(file, bytes)?;
     let (root, json) = parse_json(file, container.json)?;
@@ -183,7 +203,9 @@ fn check_extensions(file: &Path, root: &Root) -> Result<(), LoadError> {
     Ok(())
 }
 
-fn load_buffers(file: &Path, root: &Root, bin: Option<&[u8]>) -> Result<Vec<Vec<u8>>, LoadError> {
+/// Every buffer's bytes. The GLB binary chunk is borrowed from the file's bytes, not
+/// copied: the model's bytes are held once. Data URIs and external files are owned.
+fn load_buffers<'a>(file: &Path, root: &Root, bin: Option<&'a [u8]>) -> Result<Vec<Cow<'a, [u8]>>, LoadError> {
     root.buffers
         .iter()
         .enumerate()
@@ -191,9 +213,9 @@ fn load_buffers(file: &Path, root: &Root, bin: Option<&[u8]>) -> Result<Vec<Vec<
             let declared = buffer.byte_length.0 as usize;
             let data = match buffer.uri.as_deref() {
                 None => match (index, bin) {
-                    (0, Some(bin)) => bin.to_vec(),
+                    (0, Some(bin)) => Cow::Borrowed(bin),
                     // Its views are all decoded from compressed data elsewhere.
-                    _ if meshopt::is_fallback(root, index) => return Ok(Vec::new()),
+                    _ if meshopt::is_fallback(root, index) => return Ok(Cow::Borrowed(&[][..])),
                     _ => {
                         return Err(LoadError::new(
                             file,
@@ -202,10 +224,10 @@ fn load_buffers(file: &Path, root: &Root, bin: Option<&[u8]>) -> Result<Vec<Vec<
                         ))
                     }
                 },
-                Some(uri) => match container::decode_data_uri(file, uri) {
+                Some(uri) => Cow::Owned(match container::decode_data_uri(file, uri) {
                     Some(decoded) => decoded?,
                     None => container::read_external(file, uri, &format!("buffer {index}"))?,
-                },
+                }),
             };
             if data.len() < declared {
                 return Err(LoadError::new(

@@ -1,5 +1,6 @@
 //! Materials and the textures they use, carried to the rest mesh as JSON plus image bytes.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::Value;
@@ -38,12 +39,12 @@ fn sniff_mime(bytes: &[u8]) -> &'static str {
     }
 }
 
-fn view_bytes(json: &Value, view: usize, bin: Option<&[u8]>, buffers: &[Vec<u8>]) -> Option<Vec<u8>> {
+fn view_bytes(json: &Value, view: usize, bin: Option<&[u8]>, buffers: &[Cow<'_, [u8]>]) -> Option<Vec<u8>> {
     let view = json.get("bufferViews")?.get(view)?;
     let buffer = view.get("buffer")?.as_u64()? as usize;
     let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
     let length = view.get("byteLength")?.as_u64()? as usize;
-    let data = buffers.get(buffer).map(Vec::as_slice).or(bin.filter(|_| buffer == 0))?;
+    let data = buffers.get(buffer).map(|b| &**b).or(bin.filter(|_| buffer == 0))?;
     data.get(offset..offset.checked_add(length)?).map(<[u8]>::to_vec)
 }
 
@@ -54,7 +55,7 @@ pub(crate) fn carry(
     file: &Path,
     json: &Value,
     bin: Option<&[u8]>,
-    buffers: &[Vec<u8>],
+    buffers: &[Cow<'_, [u8]>],
     warnings: &mut Vec<vat_model::Finding>,
 ) -> MaterialSet {
     let mut images = Vec::new();

@@ -2,6 +2,7 @@
 //! in another buffer. Decoded once, up front, into the bytes the view stands for;
 //! accessors then read them like any other view.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use gltf::json::Root;
@@ -33,7 +34,11 @@ fn field(ext: &Value, name: &str) -> Option<u64> {
 }
 
 /// Decodes every compressed view; `None` for views that are stored plainly.
-pub(crate) fn decode_views(file: &Path, root: &Root, buffers: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, LoadError> {
+pub(crate) fn decode_views(
+    file: &Path,
+    root: &Root,
+    buffers: &[Cow<'_, [u8]>],
+) -> Result<Vec<Option<Vec<u8>>>, LoadError> {
     let mut total = 0usize;
     let mut out = Vec::with_capacity(root.buffer_views.len());
     for (index, view) in root.buffer_views.iter().enumerate() {

@@ -73,6 +73,7 @@ pub struct Take {
 }
 
 impl Take {
+    /// True when the take joins more than one source animation.
     pub fn is_merged(&self) -> bool {
         self.members.len() > 1
     }

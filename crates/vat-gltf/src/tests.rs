@@ -185,3 +185,25 @@ fn not_gltf_is_named() {
     assert_eq!(err.kind, ErrorKind::NotGltf);
     assert!(err.to_string().starts_with("x.gltf: not a glTF 2.0 document"), "{err}");
 }
+
+/// A GLB's binary chunk is read where it lies in the file's bytes: buffer 0 borrows
+/// it, so the loader holds the model's bytes once, not twice.
+#[test]
+fn the_glb_binary_chunk_is_borrowed_not_copied() {
+    let path = fixture("Fox/Fox.glb");
+    let bytes = read_file(&path).unwrap();
+    let container = container::split(&path, &bytes).unwrap();
+    let (root, _) = parse_json(&path, container.json).unwrap();
+    let buffers = load_buffers(&path, &root, container.bin).unwrap();
+    assert_eq!(buffers.len(), 1);
+    assert!(matches!(buffers[0], std::borrow::Cow::Borrowed(_)), "buffer 0 is a copy");
+    let (file, buffer) = (bytes.as_ptr_range(), buffers[0].as_ptr_range());
+    assert!(file.start <= buffer.start && buffer.end <= file.end, "buffer 0 lies outside the file's bytes");
+    assert_eq!(buffers[0].len(), container.bin.unwrap().len());
+    // A data URI has no bytes to borrow from: decoded into a buffer of its own.
+    let path = fixture("SimpleSkin/SimpleSkin.gltf");
+    let bytes = read_file(&path).unwrap();
+    let (root, _) = parse_document(&path, &bytes).unwrap();
+    let buffers = load_buffers(&path, &root, None).unwrap();
+    assert!(buffers.iter().all(|b| matches!(b, std::borrow::Cow::Owned(_))));
+}

@@ -6,10 +6,15 @@
 use serde_json::{json, Value};
 use vat_model::MaterialSet;
 
+/// glTF `componentType` of 32-bit floats.
 pub const FLOAT: u32 = 5126;
+/// glTF `componentType` of 16-bit unsigned integers.
 pub const UNSIGNED_SHORT: u32 = 5123;
+/// glTF `componentType` of 32-bit unsigned integers.
 pub const UNSIGNED_INT: u32 = 5125;
+/// glTF buffer view `target` for vertex attributes.
 pub const ARRAY_BUFFER: u32 = 34962;
+/// glTF buffer view `target` for indices.
 pub const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 
 /// "glTF", "JSON", "BIN\0" as little-endian words.

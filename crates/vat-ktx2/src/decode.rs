@@ -1,15 +1,46 @@
+use std::io::{Read, Seek, SeekFrom};
+
 use ktx2::dfd::{Basic, ChannelTypeQualifiers};
 use zstd::zstd_safe;
 
 use crate::layout::{
-    image_byte_len, parse_key_values, section, FixedHeader, BYTES_PER_TEXEL, SAMPLE_CHANNELS, SUPERCOMPRESSION_NONE,
-    SUPERCOMPRESSION_ZSTD, TYPE_SIZE, VK_FORMAT_R16G16B16A16_UNORM,
+    image_byte_len, parse_key_values, section, FixedHeader, BYTES_PER_TEXEL, HEADER_LEN, SAMPLE_CHANNELS,
+    SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TYPE_SIZE, VK_FORMAT_R16G16B16A16_UNORM,
 };
 use crate::{Ktx2Error, Ktx2Header, Rgba16Image};
 
 pub(crate) fn read_header(bytes: &[u8]) -> Result<Ktx2Header, Ktx2Error> {
     let header = FixedHeader::parse(bytes)?;
     let kvd = section(bytes, header.kvd_byte_offset.into(), header.kvd_byte_length.into(), "the key/value data")?;
+    header_facts(&header, kvd)
+}
+
+/// [`read_header`] from a file or any seekable source holding exactly one KTX 2.0 file
+/// from offset 0: the fixed header, then (after a seek) the key/value data, and not a
+/// byte more. Sizes are checked against the source's length before anything is
+/// allocated, so the results and errors are those of [`read_header`] on the whole file.
+pub(crate) fn read_header_from<R: Read + Seek>(mut source: R) -> Result<Ktx2Header, Ktx2Error> {
+    let len = source.seek(SeekFrom::End(0)).map_err(Ktx2Error::Io)?;
+    let mut read_at = |start: u64, count: u64| -> Result<Vec<u8>, Ktx2Error> {
+        // `count` is at most `len` here: the bytes are there, so this allocation is too.
+        let mut bytes = vec![0; count as usize];
+        source.seek(SeekFrom::Start(start)).map_err(Ktx2Error::Io)?;
+        source.read_exact(&mut bytes).map_err(Ktx2Error::Io)?;
+        Ok(bytes)
+    };
+    // A file shorter than the header gets the errors of the slice reader on its bytes.
+    let fixed = read_at(0, len.min(HEADER_LEN as u64))?;
+    let header = FixedHeader::parse(&fixed)?;
+    let (start, kvd_len) = (u64::from(header.kvd_byte_offset), u64::from(header.kvd_byte_length));
+    let end = start + kvd_len; // two u32s: no overflow
+    if end > len {
+        return Err(Ktx2Error::Truncated { what: "the key/value data", start, end, len });
+    }
+    let kvd = read_at(start, kvd_len)?;
+    header_facts(&header, &kvd)
+}
+
+fn header_facts(header: &FixedHeader, kvd: &[u8]) -> Result<Ktx2Header, Ktx2Error> {
     Ok(Ktx2Header {
         vk_format: header.vk_format,
         type_size: header.type_size,

@@ -31,6 +31,18 @@ pub(crate) fn write_ktx2<W: Write + Seek>(
 ///
 /// The bytes are those [`crate::encode_ktx2`] gives for the whole image, however the
 /// rows are split between calls and however many workers compress them.
+///
+/// ```
+/// use vat_ktx2::{encode_ktx2, Ktx2Options, Ktx2Writer, Rgba16Image};
+/// let options = Ktx2Options::default();
+/// let mut writer = Ktx2Writer::new(std::io::Cursor::new(Vec::new()), 1, 2, &options)?;
+/// writer.write_rows(&[0, 1, 2, 3])?; // row 0
+/// writer.write_rows(&[4, 5, 6, 7])?; // row 1
+/// let length = writer.finish()?;
+/// let whole = Rgba16Image { width: 1, height: 2, texels: vec![0, 1, 2, 3, 4, 5, 6, 7] };
+/// assert_eq!(length, encode_ktx2(&whole, &options)?.len() as u64);
+/// # Ok::<(), vat_ktx2::Ktx2Error>(())
+/// ```
 pub struct Ktx2Writer<W: Write + Seek> {
     out: W,
     /// Where the file starts in `out`.

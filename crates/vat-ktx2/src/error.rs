@@ -6,15 +6,38 @@ use thiserror::Error;
 pub enum Ktx2Error {
     /// The image has a zero width or height.
     #[error("image is {width}x{height}; both sides must be at least 1")]
-    EmptyImage { width: u32, height: u32 },
+    EmptyImage {
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+    },
 
     /// `texels.len()` is not `width * height * 4`.
     #[error("image is {width}x{height} but has {found} u16 values instead of {expected}")]
-    TexelCount { width: u32, height: u32, found: usize, expected: u64 },
+    TexelCount {
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+        /// `u16` values given.
+        found: usize,
+        /// `u16` values the size needs.
+        expected: u64,
+    },
 
     /// The image (or the image a file claims to hold) is larger than [`crate::MAX_IMAGE_BYTES`].
     #[error("a {width}x{height} RGBA16 image needs {bytes} bytes, more than the {limit}-byte limit")]
-    TooLarge { width: u32, height: u32, bytes: u128, limit: u64 },
+    TooLarge {
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+        /// Bytes the image would take.
+        bytes: u128,
+        /// The limit, in bytes.
+        limit: u64,
+    },
 
     /// An option is out of range.
     #[error("invalid option: {0}")]
@@ -26,7 +49,16 @@ pub enum Ktx2Error {
 
     /// A part of the file lies (partly) beyond its end.
     #[error("file is truncated: {what} needs bytes {start}..{end} but the file has {len}")]
-    Truncated { what: &'static str, start: u64, end: u64, len: u64 },
+    Truncated {
+        /// Which part of the file.
+        what: &'static str,
+        /// Its first byte offset.
+        start: u64,
+        /// Its end byte offset (exclusive).
+        end: u64,
+        /// The file's length in bytes.
+        len: u64,
+    },
 
     /// The file breaks the KTX 2.0 rules in a way that makes it unreadable.
     #[error("malformed KTX 2.0 file: {0}")]
@@ -50,13 +82,29 @@ pub enum Ktx2Error {
 
     /// A level length in the level index disagrees with the image size.
     #[error("level 0 {field} is {found} bytes, but a {width}x{height} RGBA16 image is {expected}")]
-    LevelLength { field: &'static str, found: u64, expected: u64, width: u32, height: u32 },
+    LevelLength {
+        /// Which length field of the level index.
+        field: &'static str,
+        /// The length the file gives, in bytes.
+        found: u64,
+        /// The length the image needs, in bytes.
+        expected: u64,
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+    },
 
     /// The Zstandard data inflates (or declares it inflates) to the wrong size.
     #[error("level 0 inflates to {found} bytes but uncompressedByteLength is {expected}")]
-    InflatedLength { found: u64, expected: u64 },
+    InflatedLength {
+        /// Bytes the data inflates (or claims to inflate) to.
+        found: u64,
+        /// `uncompressedByteLength` from the level index.
+        expected: u64,
+    },
 
-    /// Writing the file failed.
+    /// Writing the file failed, or reading it in [`crate::read_header_from`].
     #[error("{0}")]
     Io(#[source] std::io::Error),
 

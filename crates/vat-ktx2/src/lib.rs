@@ -13,12 +13,17 @@
 //! any other writer, uncompressed or Zstandard), checking every size before it
 //! allocates and returning a [`Ktx2Error`] on anything it cannot vouch for; it
 //! never panics. [`read_header`] gives the header facts and the key/value pairs
-//! without inflating anything. [`encode_png16`] / [`decode_png16`] do the same
+//! without inflating anything; [`read_header_from`] does the same from a file,
+//! reading only the header and the key/value data. [`encode_png16`] / [`decode_png16`] do the same
 //! texels as a 16-bit RGBA PNG for tools that cannot read KTX2.
 //!
 //! What it does not: know anything about animation, vertices or bounds (texels
 //! are plain `u16`s, 0..=65535 meaning 0.0..=1.0); write mipmaps, arrays,
 //! cubemaps, 3D textures, other formats, BasisLZ or ZLIB; convert colour spaces.
+//!
+//! Dependencies: no crate of this workspace, not even `vat-model` (texels are its
+//! whole interface); only `ktx2`, `zstd`, `png`, `bytemuck` and `thiserror`. It must
+//! stay that way: nothing about models, layouts or `vatbake` belongs here.
 //!
 //! ```
 //! use vat_ktx2::{decode_ktx2, encode_ktx2, read_header, Ktx2Options, Rgba16Image};
@@ -34,6 +39,8 @@
 //! assert_eq!(decode_ktx2(&bytes)?, image);
 //! # Ok::<(), vat_ktx2::Ktx2Error>(())
 //! ```
+
+#![warn(missing_docs)]
 
 mod decode;
 mod encode;
@@ -54,7 +61,9 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
 /// A grid of RGBA texels, 16 bits per channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rgba16Image {
+    /// Width in texels (≥ 1 to encode).
     pub width: u32,
+    /// Height in texels (≥ 1 to encode).
     pub height: u32,
     /// `width * height * 4` values, row-major, R G B A per texel, row 0 = top.
     pub texels: Vec<u16>,
@@ -86,8 +95,11 @@ impl Default for Ktx2Options {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Ktx2Header {
+    /// `vkFormat` (91: `VK_FORMAT_R16G16B16A16_UNORM`).
     pub vk_format: u32,
+    /// `typeSize`: bytes per channel value for endianness conversion.
     pub type_size: u32,
+    /// `pixelWidth`.
     pub width: u32,
     /// 0 for a 1D texture.
     pub height: u32,
@@ -95,6 +107,7 @@ pub struct Ktx2Header {
     pub depth: u32,
     /// 0 unless the texture is an array.
     pub layer_count: u32,
+    /// `faceCount`: 6 for a cubemap, else 1.
     pub face_count: u32,
     /// 0 means "base level only, generate the rest if needed".
     pub level_count: u32,
@@ -125,6 +138,16 @@ pub fn encode_ktx2(image: &Rgba16Image, options: &Ktx2Options) -> Result<Vec<u8>
 /// level length patched into the header. No copy of the texels or of the
 /// compressed level is held in memory. Returns the bytes written; `out` is left
 /// positioned after them. On an error, what was written is incomplete.
+///
+/// ```
+/// use vat_ktx2::{encode_ktx2, write_ktx2, Ktx2Options, Rgba16Image};
+/// let image = Rgba16Image { width: 1, height: 2, texels: vec![0, 1, 2, 3, 4, 5, 6, 7] };
+/// let mut out = std::io::Cursor::new(Vec::new());
+/// let written = write_ktx2(&image, &Ktx2Options::default(), &mut out)?;
+/// assert_eq!(out.get_ref().len() as u64, written);
+/// assert_eq!(out.into_inner(), encode_ktx2(&image, &Ktx2Options::default())?);
+/// # Ok::<(), vat_ktx2::Ktx2Error>(())
+/// ```
 pub fn write_ktx2<W: std::io::Write + std::io::Seek>(
     image: &Rgba16Image,
     options: &Ktx2Options,
@@ -147,7 +170,33 @@ pub fn read_header(bytes: &[u8]) -> Result<Ktx2Header, Ktx2Error> {
     decode::read_header(bytes)
 }
 
+/// [`read_header`] from a file (or any `Read + Seek` source holding one KTX 2.0 file
+/// from offset 0), reading exactly the 80-byte header and then, after a seek, exactly
+/// the key/value data: never the data format descriptor or the image, however long
+/// the key/value data is. The same results and errors as [`read_header`] on the whole
+/// file; an I/O failure is [`Ktx2Error::Io`].
+///
+/// ```
+/// # use vat_ktx2::{encode_ktx2, read_header_from, Ktx2Options, Rgba16Image};
+/// let image = Rgba16Image { width: 1, height: 1, texels: vec![1, 2, 3, 4] };
+/// let bytes = encode_ktx2(&image, &Ktx2Options::default())?;
+/// let header = read_header_from(std::io::Cursor::new(&bytes))?;
+/// assert_eq!(header.value_str("KTXorientation"), Some("rd"));
+/// # Ok::<(), vat_ktx2::Ktx2Error>(())
+/// ```
+pub fn read_header_from<R: std::io::Read + std::io::Seek>(source: R) -> Result<Ktx2Header, Ktx2Error> {
+    decode::read_header_from(source)
+}
+
 /// Encodes `image` as a 16-bit RGBA PNG (best compression, adaptive filtering).
+///
+/// ```
+/// use vat_ktx2::{decode_png16, encode_png16, Rgba16Image};
+/// let image = Rgba16Image { width: 1, height: 1, texels: vec![1, 2, 3, 65535] };
+/// let png = encode_png16(&image)?;
+/// assert_eq!(decode_png16(&png)?, image);
+/// # Ok::<(), vat_ktx2::Ktx2Error>(())
+/// ```
 pub fn encode_png16(image: &Rgba16Image) -> Result<Vec<u8>, Ktx2Error> {
     png16::encode_png16(image)
 }

@@ -10,6 +10,10 @@
 //!
 //! This crate does no I/O and no maths beyond the layout and row arithmetic.
 //!
+//! Dependencies: `glam` (vectors, matrices) and `serde_json` (the carried material
+//! JSON), nothing else. It must not depend on any other crate of the workspace:
+//! every stage depends on it, so it depends on none of them.
+//!
 //! ```
 //! use vat_model::Layout;
 //! // 10,000 points wrapped at 4,096 columns: three bands of 120 rows each.
@@ -17,6 +21,8 @@
 //! assert_eq!((layout.width, layout.height, layout.bands), (3334, 360, 3));
 //! assert_eq!(layout.texel(5000, 7), (5000 - 3334, 120 + 7));
 //! ```
+
+#![warn(missing_docs)]
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 
@@ -35,6 +41,7 @@ pub struct Model {
     pub nodes: Vec<Node>,
     /// Root nodes of the scene being baked, in scene order.
     pub scene_roots: Vec<usize>,
+    /// Skins of the document, indexed as in the source file.
     pub skins: Vec<Skin>,
     /// One entry per (mesh node, primitive), in scene pre-order. Each owns a
     /// contiguous run of points and of triangles.
@@ -43,6 +50,7 @@ pub struct Model {
     pub points: Points,
     /// Triangles as indices into `points`, concatenated in part order.
     pub triangles: Vec<[u32; 3]>,
+    /// Animation clips, in source order (merged takes count once).
     pub clips: Vec<Clip>,
     /// Materials, textures, images and samplers, carried through to the rest mesh.
     pub materials: MaterialSet,
@@ -51,9 +59,13 @@ pub struct Model {
 /// A node of the scene graph with its rest (unanimated) local transform.
 #[derive(Clone, Debug)]
 pub struct Node {
+    /// The node's name in the source, if it has one.
     pub name: Option<String>,
+    /// Index of the parent node; `None` for a root.
     pub parent: Option<usize>,
+    /// Indices of the child nodes, in source order.
     pub children: Vec<usize>,
+    /// The local transform when no clip animates the node.
     pub rest: Local,
     /// Default morph weights of the mesh on this node (node `weights`, else mesh `weights`).
     pub morph_weights: Vec<f32>,
@@ -62,14 +74,20 @@ pub struct Node {
 /// A node's local transform. Matrix nodes cannot be animated (glTF 2.0 §5.25).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Local {
+    /// Translation, rotation and scale; clips may animate each.
     Trs(Trs),
+    /// A fixed column-major matrix from the source.
     Matrix(Mat4),
 }
 
+/// A decomposed local transform, applied as scale, then rotation, then translation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trs {
+    /// Translation in the parent's units.
     pub translation: Vec3,
+    /// Unit quaternion.
     pub rotation: Quat,
+    /// Per-axis scale factors.
     pub scale: Vec3,
 }
 
@@ -80,12 +98,20 @@ impl Default for Trs {
 }
 
 impl Trs {
+    /// The transform as a matrix: `T · R · S`.
+    ///
+    /// ```
+    /// use glam::{Mat4, Vec3};
+    /// let trs = vat_model::Trs { translation: Vec3::X, ..Default::default() };
+    /// assert_eq!(trs.matrix(), Mat4::from_translation(Vec3::X));
+    /// ```
     pub fn matrix(&self) -> Mat4 {
         Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
     }
 }
 
 impl Local {
+    /// The transform as a matrix, whichever form it is stored in.
     pub fn matrix(&self) -> Mat4 {
         match self {
             Local::Trs(trs) => trs.matrix(),
@@ -97,7 +123,9 @@ impl Local {
 /// A skin: its joints (node indices) and their inverse bind matrices.
 #[derive(Clone, Debug)]
 pub struct Skin {
+    /// The skin's name in the source, if it has one.
     pub name: Option<String>,
+    /// Node index of each joint; `Points::joints` index into this list.
     pub joints: Vec<usize>,
     /// One per joint; identity where the source gives none.
     pub inverse_bind: Vec<Mat4>,
@@ -108,31 +136,41 @@ pub struct Skin {
 pub struct Part {
     /// The node that holds the mesh.
     pub node: usize,
+    /// Index of the mesh in the source.
     pub mesh: usize,
+    /// Index of the primitive within its mesh.
     pub primitive: usize,
+    /// Index into `MaterialSet::materials`, if the primitive has a material.
     pub material: Option<usize>,
+    /// Index into `Model::skins`, if the node is skinned.
     pub skin: Option<usize>,
     /// Range into `Model::points`.
     pub first_point: usize,
+    /// Number of points the part owns.
     pub point_count: usize,
     /// Range into `Model::triangles`.
     pub first_triangle: usize,
+    /// Number of triangles the part owns.
     pub triangle_count: usize,
     /// Morph target deltas for this part's points (`point_count` each).
     pub morph_targets: Vec<MorphTarget>,
 }
 
 impl Part {
+    /// The part's points as a range into `Model::points`.
     pub fn points(&self) -> std::ops::Range<usize> {
         self.first_point..self.first_point + self.point_count
     }
+    /// The part's triangles as a range into `Model::triangles`.
     pub fn triangles(&self) -> std::ops::Range<usize> {
         self.first_triangle..self.first_triangle + self.triangle_count
     }
 }
 
+/// One morph target of a part: deltas added to its points, scaled by the target's weight.
 #[derive(Clone, Debug, Default)]
 pub struct MorphTarget {
+    /// Position deltas, one per point of the part.
     pub positions: Vec<Vec3>,
     /// Empty when the target moves no normals.
     pub normals: Vec<Vec3>,
@@ -154,9 +192,11 @@ pub struct Points {
 }
 
 impl Points {
+    /// Number of points.
     pub fn len(&self) -> usize {
         self.positions.len()
     }
+    /// True when there are no points.
     pub fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }
@@ -176,10 +216,17 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding with no advice.
+    ///
+    /// ```
+    /// let f = vat_model::Finding::new("example-code", "one line of facts").advice("what to do");
+    /// assert_eq!((f.code, f.advice), ("example-code", Some("what to do")));
+    /// ```
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
         Finding { code, message: message.into(), advice: None }
     }
 
+    /// The same finding with `advice` set.
     pub fn advice(mut self, advice: &'static str) -> Self {
         self.advice = Some(advice);
         self
@@ -197,6 +244,7 @@ pub struct Clip {
     /// take into one animation per node): the source index of each, in source order,
     /// `source_index` first. Empty for a clip that is one source animation.
     pub merged_from: Vec<usize>,
+    /// The keyframe channels, each driving one property of one node.
     pub channels: Vec<Channel>,
 }
 
@@ -215,10 +263,14 @@ impl Clip {
     }
 }
 
+/// Keyframes driving one property of one node.
 #[derive(Clone, Debug)]
 pub struct Channel {
+    /// Index of the animated node.
     pub node: usize,
+    /// Which property the keys set.
     pub property: Property,
+    /// How values between keys are computed.
     pub interpolation: Interpolation,
     /// Key times in seconds, never decreasing (the loader refuses a key earlier than
     /// the one before it; a repeated time makes a jump to the later key).
@@ -230,18 +282,27 @@ pub struct Channel {
     pub values: Vec<f32>,
 }
 
+/// The node property a channel animates (glTF `target.path`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Property {
+    /// `translation`: 3 floats.
     Translation,
+    /// `rotation`: a quaternion, 4 floats (x, y, z, w).
     Rotation,
+    /// `scale`: 3 floats.
     Scale,
+    /// `weights`: one float per morph target.
     Weights,
 }
 
+/// Keyframe interpolation (glTF `sampler.interpolation`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interpolation {
+    /// Hold each key's value until the next key.
     Step,
+    /// Linear between keys; spherical linear for rotations.
     Linear,
+    /// Cubic Hermite spline with in- and out-tangents per key.
     CubicSpline,
 }
 
@@ -249,11 +310,15 @@ pub enum Interpolation {
 /// of every image so the rest mesh can embed them. Never decoded.
 #[derive(Clone, Debug, Default)]
 pub struct MaterialSet {
+    /// Material JSON objects, in source order.
     pub materials: Vec<serde_json::Value>,
+    /// Texture JSON objects, in source order.
     pub textures: Vec<serde_json::Value>,
+    /// Sampler JSON objects, in source order.
     pub samplers: Vec<serde_json::Value>,
     /// Image JSON objects with `uri`/`bufferView` removed; bytes in `image_data`.
     pub images: Vec<serde_json::Value>,
+    /// The encoded bytes of each image, one per entry of `images`.
     pub image_data: Vec<ImageData>,
     /// Extensions the carried JSON uses (for `extensionsUsed`).
     pub extensions_used: Vec<String>,
@@ -261,28 +326,43 @@ pub struct MaterialSet {
     pub extensions_required: Vec<String>,
 }
 
+/// An image's encoded file bytes, as in the source (PNG, JPEG, ...).
 #[derive(Clone, Debug)]
 pub struct ImageData {
+    /// MIME type, e.g. `image/png`.
     pub mime_type: String,
+    /// The image file's bytes, never decoded.
     pub bytes: Vec<u8>,
 }
 
 /// Evaluated positions and normals: `rows × points`, row-major.
 #[derive(Clone, Debug, Default)]
 pub struct Frames {
+    /// Points per row.
     pub points: usize,
+    /// Number of rows (sample times).
     pub rows: usize,
+    /// Positions in model units, `rows × points`.
     pub positions: Vec<Vec3>,
+    /// Unit normals, `rows × points`.
     pub normals: Vec<Vec3>,
 }
 
 impl Frames {
+    /// Zero-filled frames for `points` points on `rows` rows.
+    ///
+    /// ```
+    /// let frames = vat_model::Frames::new(3, 2);
+    /// assert_eq!(frames.row_positions(1).len(), 3);
+    /// ```
     pub fn new(points: usize, rows: usize) -> Self {
         Frames { points, rows, positions: vec![Vec3::ZERO; points * rows], normals: vec![Vec3::ZERO; points * rows] }
     }
+    /// The positions of every point on one row.
     pub fn row_positions(&self, row: usize) -> &[Vec3] {
         &self.positions[row * self.points..(row + 1) * self.points]
     }
+    /// The normals of every point on one row.
     pub fn row_normals(&self, row: usize) -> &[Vec3] {
         &self.normals[row * self.points..(row + 1) * self.points]
     }
@@ -298,15 +378,26 @@ impl Frames {
 /// columns short instead of nearly empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// Points in the model: one column each.
     pub points: usize,
     /// Rows of all clips stacked: the height of one band.
     pub rows: usize,
+    /// Image width in texels.
     pub width: usize,
+    /// Number of bands the points are wrapped into (≥ 1).
     pub bands: usize,
+    /// Image height in texels: `bands × rows`.
     pub height: usize,
 }
 
 impl Layout {
+    /// The layout of `points` points on `rows` rows, at most `max_width` columns wide
+    /// (a `max_width` of 0 counts as 1).
+    ///
+    /// ```
+    /// let layout = vat_model::Layout::new(5, 4, 2);
+    /// assert_eq!((layout.width, layout.bands, layout.height), (2, 3, 12));
+    /// ```
     pub fn new(points: usize, rows: usize, max_width: usize) -> Self {
         let max_width = max_width.max(1);
         let bands = points.div_ceil(max_width).max(1);
@@ -347,6 +438,7 @@ impl Layout {
 /// pose) gets one row, rate = fps and duration = 1 / fps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClipRows {
+    /// Rows of the clip (≥ 1).
     pub rows: u32,
     /// Rows per second.
     pub rate: f32,
@@ -356,6 +448,12 @@ pub struct ClipRows {
 }
 
 impl ClipRows {
+    /// The rows of a clip of `duration` seconds sampled at `fps`, at most `max_frames` rows.
+    ///
+    /// ```
+    /// let rows = vat_model::ClipRows::new(1.0, 30.0, None);
+    /// assert_eq!((rows.rows, rows.rate), (31, 30.0));
+    /// ```
     pub fn new(duration: f32, fps: f32, max_frames: Option<u32>) -> Self {
         if duration <= 0.0 {
             return ClipRows { rows: 1, rate: fps, duration: 1.0 / fps };

@@ -15,6 +15,19 @@ use crate::Pose;
 ///
 /// # Panics
 /// If `pose` has fewer locals than the model has nodes.
+///
+/// ```
+/// use glam::Vec3;
+/// use vat_model::{Local, Model, Node, Trs};
+///
+/// // A parent at x = 1 and its child one unit above it.
+/// let at = |translation| Local::Trs(Trs { translation, ..Trs::default() });
+/// let parent = Node { name: None, parent: None, children: vec![1], rest: at(Vec3::X), morph_weights: vec![] };
+/// let child = Node { name: None, parent: Some(0), children: vec![], rest: at(Vec3::Y), morph_weights: vec![] };
+/// let model = Model { nodes: vec![parent, child], scene_roots: vec![0], ..Model::default() };
+/// let world = vat_skin::world_matrices(&model, &vat_skin::sample_pose(&model, None, 0.0));
+/// assert_eq!(world[1].w_axis.truncate(), Vec3::new(1.0, 1.0, 0.0));
+/// ```
 pub fn world_matrices(model: &Model, pose: &Pose) -> Vec<Mat4> {
     let node_count = model.nodes.len();
     assert!(pose.locals.len() >= node_count, "pose has {} locals for {node_count} nodes", pose.locals.len());

@@ -22,6 +22,10 @@
 //! loop clips, or quantize. It reads only `Model::nodes`, `scene_roots`, `skins`,
 //! `parts` and `points`; triangles and materials are not its business.
 //!
+//! Dependencies: of this workspace, only `vat-model` (plus `glam` and `rayon`). It
+//! must do no file I/O and must not depend on any other stage crate (`vat-gltf`,
+//! `vat-bounds`, `vat-ktx2`, `vat-decimate`, `vat-audit`) or on `vatbake`.
+//!
 //! ```
 //! use glam::{Vec2, Vec3};
 //! use vat_model::{Channel, Clip, Interpolation, Local, Model, Node, Part, Points, Property, Trs};
@@ -60,6 +64,8 @@
 //! assert_eq!(frames.row_positions(1), [Vec3::new(1.0, 1.0, 0.0)]);
 //! assert_eq!(frames.row_normals(2), [Vec3::Z]);
 //! ```
+
+#![warn(missing_docs)]
 
 mod deform;
 mod hierarchy;

@@ -34,6 +34,13 @@ pub struct RowPose {
 }
 
 impl<'m> Rig<'m> {
+    /// Prepares `model` for evaluation: each skinned point's non-zero influences, gathered once.
+    ///
+    /// ```
+    /// let model = vat_model::Model::default();
+    /// let rig = vat_skin::Rig::new(&model);
+    /// assert!(rig.model().points.is_empty());
+    /// ```
     pub fn new(model: &'m Model) -> Self {
         let point_count = model.points.len();
         let mut counts = vec![0u8; point_count];
@@ -61,6 +68,7 @@ impl<'m> Rig<'m> {
         Rig { model, counts, joints, weights }
     }
 
+    /// The model the rig was prepared from.
     pub fn model(&self) -> &'m Model {
         self.model
     }

@@ -20,6 +20,26 @@ pub struct Pose {
 /// animate keeps its rest value from `Node::rest` and `Node::morph_weights`. When
 /// several channels target the same property the last one wins. Channels on
 /// matrix nodes, on missing nodes, or with too few values are ignored.
+///
+/// ```
+/// use glam::Vec3;
+/// use vat_model::{Channel, Clip, Interpolation, Local, Model, Node, Property, Trs};
+///
+/// let node = Node { name: None, parent: None, children: vec![], rest: Local::Trs(Trs::default()), morph_weights: vec![] };
+/// let model = Model { nodes: vec![node], scene_roots: vec![0], ..Model::default() };
+/// // The node rises from the origin to y = 2 over one second.
+/// let rise = Channel {
+///     node: 0,
+///     property: Property::Translation,
+///     interpolation: Interpolation::Linear,
+///     times: vec![0.0, 1.0],
+///     values: vec![0.0, 0.0, 0.0, 0.0, 2.0, 0.0],
+/// };
+/// let clip = Clip { name: None, source_index: 0, merged_from: vec![], channels: vec![rise] };
+/// let pose = vat_skin::sample_pose(&model, Some(&clip), 0.5);
+/// let world = vat_skin::world_matrices(&model, &pose);
+/// assert_eq!(world[0].w_axis.truncate(), Vec3::new(0.0, 1.0, 0.0));
+/// ```
 pub fn sample_pose(model: &Model, clip: Option<&Clip>, time: f32) -> Pose {
     let mut locals: Vec<Local> = model.nodes.iter().map(|node| node.rest).collect();
     let mut morph_weights: Vec<Vec<f32>> = model.nodes.iter().map(|node| node.morph_weights.clone()).collect();

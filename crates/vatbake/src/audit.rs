@@ -3,10 +3,9 @@
 //! headers, runs vat-audit's checks on them, and prints the findings.
 //!
 //! Cheap by construction: per unit one small JSON file, one SHA-256 and one JSON parse
-//! of the source's clips, and the first 16 KiB of the texture; units run in parallel and a
+//! of the source's clips, and the texture's header and key/value data; units run in parallel and a
 //! source shared by several descriptions is read once.
 
-use crate::messages::out;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,9 +17,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use vat_audit::{Baked, BakedClip, BakedTexture, Finding, Kind, SourceClip, SourceClips, TextureFacts};
 
-use crate::cli::AuditFormat;
 use crate::description::{self, Description};
-use crate::messages::{self, Failure};
+use crate::error::Error;
 use crate::output::check_file_name;
 use crate::slots::Aliases;
 
@@ -31,16 +29,16 @@ pub struct AuditSettings {
     pub paths: Vec<PathBuf>,
     /// Folder searched recursively for sources by file name; `None`: beside each description, then one up.
     pub sources: Option<PathBuf>,
+    /// The alias table the slots are checked against.
     pub aliases: Aliases,
-    pub format: AuditFormat,
     /// Sources known for particular description files (a roster knows each unit's);
     /// these win over the search by file name.
     pub known_sources: HashMap<PathBuf, PathBuf>,
 }
 
-/// Enough of a texture file to read its header: KTX2's header, level index, DFD and
-/// key/value data sit at the front; a PNG's IHDR in the first 33 bytes.
-const TEXTURE_PREFIX: u64 = 16 * 1024;
+/// A PNG's signature and IHDR chunk: its first 33 bytes. A KTX2's header and key/value
+/// data are read by `vat_ktx2::read_header_from`, whatever their length.
+const PNG_PREFIX: u64 = 33;
 
 /// One description's findings.
 #[derive(Clone, Debug, Serialize)]
@@ -62,21 +60,6 @@ pub struct AuditReport {
     pub elapsed_ms: f64,
     /// Every unit, in path order; a clean unit has no findings.
     pub results: Vec<UnitReport>,
-}
-
-/// Runs the audit and prints it; the exit code is 1 when there are findings.
-pub fn run(settings: &AuditSettings) -> Result<u8> {
-    let report = audit(settings)?;
-    print(&report, settings.format)
-}
-
-/// Prints a report; the exit code is 1 when there are findings.
-pub fn print(report: &AuditReport, format: AuditFormat) -> Result<u8> {
-    match format {
-        AuditFormat::Json => out!("{}", serde_json::to_string_pretty(report)?),
-        AuditFormat::Text => print_text(report),
-    }
-    Ok(if report.findings > 0 { messages::EXIT_FINDINGS } else { 0 })
 }
 
 /// A description, read and parsed (or the finding that says why not).
@@ -124,7 +107,7 @@ impl AuditReport {
             units: results.len(),
             units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
             findings: results.iter().map(|u| u.findings.len()).sum(),
-            elapsed_ms: crate::messages::ms(started),
+            elapsed_ms: crate::error::ms(started),
             results,
         }
     }
@@ -195,11 +178,11 @@ fn audit_unit(
 
 /// The description files under `paths`: files as given, folders searched recursively
 /// for `*.vat.json` (hidden entries skipped, symbolic links to folders not followed).
-fn find_descriptions(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+fn find_descriptions(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut found = BTreeSet::new();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| {
-            Failure::usage(format!(
+            Error::usage(format!(
                 "{}: cannot audit it: {e}; give description files (*.vat.json) or folders",
                 path.display()
             ))
@@ -210,14 +193,14 @@ fn find_descriptions(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                     found.insert(file.to_path_buf());
                 }
             })
-            .map_err(|e| Failure::usage(format!("{}: cannot search the folder: {e}", path.display())))?;
+            .map_err(|e| Error::usage(format!("{}: cannot search the folder: {e}", path.display())))?;
         } else {
             found.insert(path.clone());
         }
     }
     if found.is_empty() {
         let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(Failure::usage(format!(
+        return Err(Error::usage(format!(
             "no description files (*.vat.json) under {}; give the folder the bakes were written to",
             list.join(", ")
         )));
@@ -242,14 +225,14 @@ fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
 }
 
 /// Every file under `dir` by file name, for `--sources`.
-fn index_sources(dir: &Path) -> Result<HashMap<String, Vec<PathBuf>>, Failure> {
+fn index_sources(dir: &Path) -> Result<HashMap<String, Vec<PathBuf>>, Error> {
     let mut index: HashMap<String, Vec<PathBuf>> = HashMap::new();
     walk(dir, &mut |file| {
         if let Some(name) = file.file_name() {
             index.entry(name.to_string_lossy().into_owned()).or_default().push(file.to_path_buf());
         }
     })
-    .map_err(|e| Failure::usage(format!("--sources {}: cannot search the folder: {e}", dir.display())))?;
+    .map_err(|e| Error::usage(format!("--sources {}: cannot search the folder: {e}", dir.display())))?;
     for paths in index.values_mut() {
         paths.sort();
     }
@@ -474,7 +457,7 @@ fn texture_facts(folder: &Path, file: &str) -> TextureFacts {
         Err(e) => return TextureFacts::Unreadable(e.to_string()),
     };
     let mut prefix = Vec::new();
-    if let Err(e) = (&mut handle).take(TEXTURE_PREFIX).read_to_end(&mut prefix) {
+    if let Err(e) = (&mut handle).take(PNG_PREFIX).read_to_end(&mut prefix) {
         return TextureFacts::Unreadable(e.to_string());
     }
     if prefix.starts_with(b"\x89PNG\r\n\x1a\n") {
@@ -490,15 +473,8 @@ fn texture_facts(folder: &Path, file: &str) -> TextureFacts {
             bytes,
         };
     }
-    let mut header = vat_ktx2::read_header(&prefix);
-    if matches!(header, Err(vat_ktx2::Ktx2Error::Truncated { .. })) && bytes > prefix.len() as u64 {
-        // Key/value data beyond the prefix: read the whole file once.
-        match std::fs::read(&path) {
-            Ok(all) => header = vat_ktx2::read_header(&all),
-            Err(e) => return TextureFacts::Unreadable(e.to_string()),
-        }
-    }
-    match header {
+    // Exactly the KTX2 header and its key/value data, however long: never the image.
+    match vat_ktx2::read_header_from(&mut handle) {
         Ok(h) => TextureFacts::Ktx2 {
             vk_format: h.vk_format,
             width: h.width,
@@ -540,30 +516,5 @@ fn baked(d: &Description) -> Baked {
                 rate: c.rate as f64,
             })
             .collect(),
-    }
-}
-
-/// One line per finding, grouped by unit, then a summary line.
-fn print_text(report: &AuditReport) {
-    for unit in report.results.iter().filter(|u| !u.findings.is_empty()) {
-        match &unit.source {
-            Some(source) => out!("{} (source {})", unit.description.display(), source.display()),
-            None => out!("{}", unit.description.display()),
-        }
-        for f in &unit.findings {
-            out!("  {}: {}; {}", f.kind.label(), f.message, f.advice);
-        }
-    }
-    let took = format!("{:.0} ms", report.elapsed_ms);
-    let units = format!("{} unit{}", report.units, if report.units == 1 { "" } else { "s" });
-    if report.findings == 0 {
-        out!("audit: {units}, no findings ({took})");
-    } else {
-        out!(
-            "audit: {units}, {} with findings, {} finding{} ({took})",
-            report.units_with_findings,
-            report.findings,
-            if report.findings == 1 { "" } else { "s" }
-        );
     }
 }

@@ -14,7 +14,7 @@ use vat_model::{Clip, ClipRows, Finding, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Source, Texture};
-use crate::messages::{ms, Failure};
+use crate::error::{ms, Error};
 use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
@@ -75,11 +75,11 @@ pub struct BakeReport {
     pub decimation: Option<description::Decimation>,
     /// What the user may like to know but need not act on (a point budget that
     /// covers every point, points no triangle used).
-    #[serde(serialize_with = "crate::messages::findings_json")]
+    #[serde(serialize_with = "crate::error::findings_json")]
     pub notes: Vec<Finding>,
     pub timings_ms: Timings,
     /// What the user may want to act on: one per kind, each with a stable code.
-    #[serde(serialize_with = "crate::messages::findings_json")]
+    #[serde(serialize_with = "crate::error::findings_json")]
     pub warnings: Vec<Finding>,
     #[serde(skip)]
     pub description: Description,
@@ -93,7 +93,7 @@ fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -
             Some(c) => picked.push(c),
             None => {
                 let available: Vec<String> = model.clips.iter().map(|c| format!("\"{}\"", c.display_name())).collect();
-                return Err(Failure::usage(format!(
+                return Err(Error::usage(format!(
                     "{}: has no clip named \"{name}\"; its clips are {}",
                     file.display(),
                     available.join(", ")
@@ -105,12 +105,29 @@ fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -
     Ok(picked)
 }
 
-/// What a bake tells whoever watches it (a progress bar): the stage it has
-/// started, and how many image rows of the texture are done in the long one.
-/// Called from the bake's threads; the default methods ignore everything.
+/// What a bake tells whoever watches it (a progress bar), and how the watcher
+/// stops it: the stage it has started, how many image rows of the texture are done
+/// in the long one, and whether to stop (asked at every stage and every chunk of
+/// rows; a stopped bake removes its temporary files and writes nothing). Called
+/// from the bake's threads; the default methods ignore everything.
 pub trait Watch: Sync {
+    /// The bake has started stage `name` (load, decimate, evaluate, bounds, measure, pack, encode, write).
     fn stage(&self, _name: &'static str) {}
+    /// `done` of the texture's `total` image rows are evaluated and compressed.
     fn rows(&self, _done: usize, _total: usize) {}
+    /// True to stop the bake ([`ErrorKind::Cancelled`](crate::ErrorKind::Cancelled)).
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// Tells `watch` that `stage` starts, unless it wants the bake stopped.
+fn enter(watch: &dyn Watch, stage: &'static str) -> Result<(), Error> {
+    if watch.cancelled() {
+        return Err(Error::cancelled());
+    }
+    watch.stage(stage);
+    Ok(())
 }
 
 /// Nobody watching.
@@ -118,13 +135,26 @@ pub struct Unwatched;
 
 impl Watch for Unwatched {}
 
-/// Runs the whole bake for one model.
-pub fn bake(settings: &BakeSettings) -> Result<BakeReport> {
+/// Runs the whole bake for one model: load → clips and slots → decimate →
+/// evaluate → bounds → pack (evaluate again, encode, compress) → encode the rest
+/// mesh and description → write, all three files renamed into place together.
+///
+/// ```no_run
+/// let settings = vatbake::BakeOptions::default().settings("fixtures/Fox/Fox.glb".into(), "out".into())?;
+/// let report = vatbake::bake(&settings)?;
+/// assert_eq!(report.points, 1728);
+/// # Ok::<(), vatbake::Error>(())
+/// ```
+pub fn bake(settings: &BakeSettings) -> Result<BakeReport, Error> {
     bake_watched(settings, &Unwatched)
 }
 
-/// [`bake`], telling `watch` how it gets on.
-pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
+/// [`bake()`], telling `watch` how it gets on and stopping when it asks.
+pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
+    run(settings, watch).map_err(|e| if watch.cancelled() { Error::cancelled() } else { Error::from(e) })
+}
+
+fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let started = Instant::now();
     let file = settings.input.as_path();
     let mut timings = Timings::default();
@@ -133,7 +163,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 
     // Load.
     let at = Instant::now();
-    watch.stage("load");
+    enter(watch, "load")?;
     let source_bytes = vat_gltf::read_file(file)?;
     let options = vat_gltf::Options { scene: settings.scene, max_influences: settings.max_influences };
     let loaded = vat_gltf::load(file, &source_bytes, &options)?;
@@ -152,10 +182,12 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
     notes.extend(merged_notes);
     let sha256 = format!("{:x}", Sha256::digest(&source_bytes));
+    let source_len = source_bytes.len() as u64;
+    drop(source_bytes);
     timings.load = ms(at);
 
     if model.clips.is_empty() {
-        return Err(Failure::input(format!(
+        return Err(Error::input(format!(
             "{}: the model has no animation clips, so there is nothing to bake; \
              a vertex animation texture stores motion: export the model with its animations",
             file.display()
@@ -169,7 +201,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     // Decimate once, on the bind pose, before anything is evaluated: every row is
     // evaluated on the budgeted points. The source model stays, for the error.
     let at = Instant::now();
-    watch.stage("decimate");
+    enter(watch, "decimate")?;
     let source = &model;
     let decimation = decimate(source, settings, &mut warnings)?;
     notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
@@ -183,7 +215,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     let layout = Layout::new(model.points.len(), total_rows as usize, settings.max_width as usize);
     let texels = layout.width as u128 * layout.height as u128;
     if texels > u128::from(MAX_TEXELS) {
-        return Err(Failure::input(format!(
+        return Err(Error::input(format!(
             "{}: the texture would have {texels} texels ({} points × {total_rows} rows), \
              more than the limit of {MAX_TEXELS} (1 GiB of RGBA16 texels); \
              lower --points, --max-frames or --fps, or bake fewer --clips",
@@ -195,7 +227,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 
     // Evaluate: the rest pose, and the pose of every row of every clip.
     let at = Instant::now();
-    watch.stage("evaluate");
+    enter(watch, "evaluate")?;
     let rig = Rig::new(model);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
@@ -223,9 +255,9 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 
     // Bounds over every row of every clip; a clip loops when its last row is back where its first was.
     let at = Instant::now();
-    watch.stage("bounds");
+    enter(watch, "bounds")?;
     let bounds = texels::bounds(&rig, &poses).ok_or_else(|| {
-        Failure::input(format!(
+        Error::input(format!(
             "{}: the animation moves points to positions that are not finite numbers, or too far apart \
              for 32-bit floats (a joint or node transform overflows); check the model's scales and keyframes",
             file.display()
@@ -268,7 +300,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 
     // The decimation's error, on a sample of the rows.
     let at = Instant::now();
-    watch.stage("measure");
+    enter(watch, "measure")?;
     let decimation = decimation.as_ref().filter(|d| d.decimated).map(|d| {
         let (error, rows_measured) = decimation_error(source, &rig, &clips, &clip_rows, &poses, &entries);
         let diagonal = bounds.diagonal();
@@ -290,7 +322,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     // Pack: every row evaluated again, in full, straight into texels, compressed
     // into the staged texture file as they come.
     let at = Instant::now();
-    watch.stage("pack");
+    enter(watch, "pack")?;
     if layout.bands > 1 {
         notes.push(Finding::new(
             "bands",
@@ -304,7 +336,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         ));
     }
     let mut staged = Staged::new(&settings.out_dir);
-    let output = |e: anyhow::Error| Failure::output(format!("{e:#}"));
+    let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
     let (texture_bytes, texture_name, container, supercompression) = match settings.texture_format {
         TextureFormat::Ktx2 => {
             let name = format!("{}.vat.ktx2", settings.name);
@@ -323,6 +355,10 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
                         writer.write_rows(rows)?;
                         done += rows.len() / row_len;
                         watch.rows(done, layout.height);
+                        if watch.cancelled() {
+                            let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
+                            return Err(vat_ktx2::Ktx2Error::Io(stop));
+                        }
                         Ok::<(), vat_ktx2::Ktx2Error>(())
                     })?;
                     writer.finish()?;
@@ -352,7 +388,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 
     // Encode the rest mesh and the description.
     let at = Instant::now();
-    watch.stage("encode");
+    enter(watch, "encode")?;
     let mesh_name = format!("{}.rest.glb", settings.name);
     let description_name = settings.description_file();
     let rest_bounds = Bounds::from_points(rest_positions.iter().copied());
@@ -374,7 +410,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
         source: Source {
             file: file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             sha256,
-            bytes: source_bytes.len() as u64,
+            bytes: source_len,
         },
         settings: settings.recorded(),
         axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
@@ -417,7 +453,7 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 
     // Write: the other two files staged, then all three renamed together.
     let at = Instant::now();
-    watch.stage("write");
+    enter(watch, "write")?;
     staged.write(&mesh_name, &glb).map_err(output)?;
     staged.write(&description_name, &description_json).map_err(output)?;
     let files = staged.commit().map_err(output)?;
@@ -485,9 +521,9 @@ fn decimate(
     match result {
         Ok(decimation) => Ok(Some(decimation)),
         Err(e @ vat_decimate::DecimateError::NoTriangles { .. }) => {
-            Err(Failure::input(format!("{}: {e} (--points all)", file.display())).into())
+            Err(Error::input(format!("{}: {e} (--points all)", file.display())).into())
         }
-        Err(e) => Err(Failure::usage(format!("{}: --points {n}: {e}", file.display())).into()),
+        Err(e) => Err(Error::usage(format!("{}: --points {n}: {e}", file.display())).into()),
     }
 }
 
@@ -568,7 +604,7 @@ fn decimation_error(
 /// could not record it.
 fn size_guard(ratio: f32, rest_positions: &[Vec3], enabled: bool, file: &Path) -> Result<()> {
     if !ratio.is_finite() || !rest_positions.iter().all(|p| p.is_finite()) {
-        return Err(Failure::input(format!(
+        return Err(Error::input(format!(
             "{}: the rest pose evaluates to positions that are not finite numbers \
              (a joint or node transform overflows); check the rig's joint scales and inverse bind matrices",
             file.display()
@@ -576,7 +612,7 @@ fn size_guard(ratio: f32, rest_positions: &[Vec3], enabled: bool, file: &Path) -
         .into());
     }
     if enabled && !(SIZE_GUARD.0..=SIZE_GUARD.1).contains(&ratio) {
-        return Err(Failure::input(format!(
+        return Err(Error::input(format!(
             "{}: against its skeleton, the evaluated mesh is {ratio:.2}× the size it has in the bind pose, \
              so it would bake the wrong size (the inverse bind matrices scale the mesh against its joints). \
              Check the rig's inverse bind matrices and joint scales in the exporter, or pass --no-size-guard \
@@ -591,7 +627,7 @@ fn size_guard(ratio: f32, rest_positions: &[Vec3], enabled: bool, file: &Path) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::settings::BakeOptions;
     use std::sync::Mutex;
 
     /// Everything a watch is told, in order.
@@ -607,14 +643,38 @@ mod tests {
         }
     }
 
-    fn settings(out: &Path, flags: &[&str]) -> BakeSettings {
+    fn settings(out: &Path, options: BakeOptions) -> BakeSettings {
         let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/Fox/Fox.glb");
-        let mut argv = vec!["vatbake", "bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap()];
-        argv.extend(flags);
-        let crate::cli::Command::Bake(args) = crate::cli::Cli::try_parse_from(argv).unwrap().command else {
-            unreachable!("a bake command line")
-        };
-        args.into_settings().unwrap()
+        options.settings(fox, out.to_path_buf()).unwrap()
+    }
+
+    fn every_point() -> BakeOptions {
+        BakeOptions { points: Some(PointBudget::All), ..Default::default() }
+    }
+
+    /// Asks to stop once the texture has its first chunk of rows.
+    #[derive(Default)]
+    struct StopInPack(std::sync::atomic::AtomicBool);
+
+    impl Watch for StopInPack {
+        fn rows(&self, done: usize, _total: usize) {
+            if done > 0 {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        fn cancelled(&self) -> bool {
+            self.0.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    #[test]
+    fn a_watch_stops_a_bake_mid_texture_and_nothing_is_left() {
+        let out = tempfile::tempdir().unwrap();
+        // 1000 rows per second: 5,286 rows, many chunks, so the stop comes mid-texture.
+        let settings = settings(out.path(), BakeOptions { fps: Some(1000.0), ..every_point() });
+        let error = bake_watched(&settings, &StopInPack::default()).unwrap_err();
+        assert_eq!(error, Error::cancelled());
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "temporary files removed, nothing written");
     }
 
     #[test]
@@ -622,7 +682,7 @@ mod tests {
         // No fixture needs more than the default 4000 points for its islands, so the
         // default is stood in for by 10 points of the Fox (whose islands need 67).
         let out = tempfile::tempdir().unwrap();
-        let mut defaulted = settings(out.path(), &[]);
+        let mut defaulted = settings(out.path(), BakeOptions::default());
         defaulted.points = PointBudget::Count(10);
         let model = vat_gltf::load(&defaulted.input, &std::fs::read(&defaulted.input).unwrap(), &Default::default())
             .unwrap()
@@ -637,7 +697,7 @@ mod tests {
             "kept 67 points, not the default 10: fewer would leave a uv island with a hole"
         );
 
-        let given = settings(out.path(), &["--points", "10"]);
+        let given = settings(out.path(), BakeOptions { points: Some(PointBudget::Count(10)), ..Default::default() });
         let error = decimate(&model, &given, &mut warnings).unwrap_err();
         assert!(error.to_string().ends_with("the smallest budget that keeps them all is 67"), "{error}");
     }
@@ -648,7 +708,8 @@ mod tests {
         let recorder = Recorder::default();
         // 1728 points at 500 columns: 4 bands of 432, 648 image rows; 4 MiB chunks hold them all.
         let report =
-            bake_watched(&settings(out.path(), &["--points", "all", "--max-width", "500"]), &recorder).unwrap();
+            bake_watched(&settings(out.path(), BakeOptions { max_width: Some(500), ..every_point() }), &recorder)
+                .unwrap();
         assert_eq!((report.width, report.height), (432, 648));
         let heard = recorder.0.into_inner().unwrap();
         assert_eq!(
@@ -663,7 +724,7 @@ mod tests {
         let recorder = Recorder::default();
         // 1728 points: one band of 1728 columns (13.5 KiB a row),
         // so a 4 MiB chunk is 303 rows; 1000 fps gives the 3 clips 5,286 rows.
-        let settings = settings(out.path(), &["--points", "all", "--fps", "1000"]);
+        let settings = settings(out.path(), BakeOptions { fps: Some(1000.0), ..every_point() });
         let report = bake_watched(&settings, &recorder).unwrap();
         let rows: Vec<String> = recorder.0.into_inner().unwrap().into_iter().filter(|h| h.contains('/')).collect();
         let height = report.height as usize;

@@ -4,15 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::audit::AuditSettings;
-use crate::messages::Failure;
-use crate::output::check_file_name;
-use crate::settings::{BakeSettings, PointBudget, TextureFormat, DEFAULT_POINTS};
-use crate::slots::Aliases;
+use vatbake::settings::{
+    BakeOptions, BakeSettings, PointBudget, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH, DEFAULT_ZSTD_LEVEL,
+};
+use vatbake::{AuditSettings, Error};
 
-/// Default Zstandard level: chosen by measurement (docs/PERFORMANCE.md).
-pub const DEFAULT_ZSTD_LEVEL: i32 = vat_ktx2::DEFAULT_ZSTD_LEVEL;
-pub const DEFAULT_MAX_WIDTH: u32 = 16_384;
+use vatbake::slots::Aliases;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -35,6 +32,17 @@ pub enum Command {
     Audit(AuditArgs),
     /// Print the JSON Schema of the description file.
     Schema,
+    /// Print a shell completion script (e.g. `vatbake completions bash > /etc/bash_completion.d/vatbake`).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) of vatbake, or of one of its commands (`vatbake man bake | man -l -`).
+    Man {
+        /// The command whose page to print (bake, roster, audit, …); none: vatbake itself.
+        command: Option<String>,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -51,7 +59,7 @@ pub struct RosterArgs {
     #[arg(long)]
     pub force: bool,
     /// Bake only the K-th of N deterministic shards of the roster (e.g. 2/4), to split it across machines.
-    #[arg(long, value_name = "K/N", value_parser = crate::roster::parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = vatbake::roster::parse_shard)]
     pub shard: Option<(usize, usize)>,
     /// Bake nothing: audit the roster's outputs against their sources (exit 1 on findings).
     #[arg(long)]
@@ -94,7 +102,7 @@ pub struct BakeArgs {
     #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
     pub out_dir: PathBuf,
     /// Rows per second to sample each clip at.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = DEFAULT_FPS)]
     pub fps: f32,
     /// Cap on rows per clip; longer clips are resampled evenly (their duration and rate are recorded).
     #[arg(long, value_name = "N")]
@@ -116,8 +124,8 @@ pub struct BakeArgs {
     /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes).
     #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL", allow_negative_numbers = true)]
     pub zstd_level: i32,
-    /// Texture file format; png is a 16-bit fallback for tools that cannot read KTX2.
-    #[arg(long, value_enum, default_value = "ktx2", value_name = "FORMAT")]
+    /// Texture file format: ktx2, or png, a 16-bit fallback for tools that cannot read KTX2.
+    #[arg(long, default_value = "ktx2", value_name = "ktx2|png")]
     pub texture_format: TextureFormat,
     /// Scene to bake (default: the file's default scene).
     #[arg(long, value_name = "INDEX")]
@@ -150,59 +158,26 @@ pub struct BakeArgs {
 }
 
 impl BakeArgs {
-    pub fn into_settings(self) -> Result<BakeSettings, Failure> {
-        if !(self.fps.is_finite() && self.fps > 0.0 && self.fps <= 1000.0) {
-            return Err(Failure::usage(format!("--fps {}: give a rate between 0 and 1000 rows per second", self.fps)));
-        }
-        if self.max_frames == Some(0) {
-            return Err(Failure::usage("--max-frames 0: a clip needs at least one row"));
-        }
-        if self.max_width == 0 {
-            return Err(Failure::usage("--max-width 0: give the widest texture your target GPU accepts, e.g. 4096"));
-        }
-        if self.max_influences.is_some_and(|n| !(1..=vat_model::MAX_INFLUENCES).contains(&n)) {
-            return Err(Failure::usage(format!(
-                "--max-influences {}: give 1 to {} joint influences per point",
-                self.max_influences.unwrap_or_default(),
-                vat_model::MAX_INFLUENCES
-            )));
-        }
-        if !(-7..=22).contains(&self.zstd_level) {
-            return Err(Failure::usage(format!(
-                "--zstd-level {}: Zstandard levels run from 1 to 22, and -1 to -7 for its fastest modes",
-                self.zstd_level
-            )));
-        }
-        let name = match self.name {
-            Some(n) => n,
-            None => self.input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
-                Failure::usage(format!("{}: no file name to name the outputs after; pass --name", self.input.display()))
-            })?,
-        };
-        check_file_name(&name).map_err(|e| Failure::usage(format!("--name: {e}")))?;
-        Ok(BakeSettings {
-            input: self.input,
-            out_dir: self.out_dir,
-            name,
-            fps: self.fps,
+    /// The flags as options, checked once by [`BakeOptions::settings`].
+    pub fn into_settings(self) -> Result<BakeSettings, Error> {
+        let options = BakeOptions {
+            fps: Some(self.fps),
             max_frames: self.max_frames,
-            max_width: self.max_width,
-            points: self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS)),
-            points_given: self.points.is_some(),
+            max_width: Some(self.max_width),
+            points: self.points,
             clips: self.clips,
-            zstd_level: self.zstd_level,
-            texture_format: self.texture_format,
+            name: self.name,
+            zstd_level: Some(self.zstd_level),
+            texture_format: Some(self.texture_format),
             scene: self.scene,
-            size_guard: !self.no_size_guard,
+            no_size_guard: self.no_size_guard,
             max_influences: self.max_influences,
-            aliases: Aliases::load(self.aliases.as_deref())?,
+            aliases: self.aliases,
             strict: self.strict,
-            merge_clips: match (self.merge_clips, self.no_merge_clips) {
-                (true, _) => vat_gltf::MergeClips::Always,
-                (_, true) => vat_gltf::MergeClips::Never,
-                _ => vat_gltf::MergeClips::Auto,
-            },
-        })
+            merge_clips: self.merge_clips,
+            no_merge_clips: self.no_merge_clips,
+        };
+        options.settings(self.input, self.out_dir)
     }
 }
 
@@ -231,22 +206,113 @@ pub enum AuditFormat {
 }
 
 impl AuditArgs {
-    pub fn into_settings(self) -> Result<AuditSettings, Failure> {
+    /// The audit's settings (the output format is the binary's).
+    pub fn settings(&self) -> Result<AuditSettings, Error> {
         if let Some(dir) = &self.sources {
             if !dir.is_dir() {
-                return Err(Failure::usage(format!(
+                return Err(Error::usage(format!(
                     "--sources {}: not a folder; give the folder that holds the source models",
                     dir.display()
                 )));
             }
         }
-        let paths = if self.paths.is_empty() { vec![PathBuf::from(".")] } else { self.paths };
+        let paths = if self.paths.is_empty() { vec![PathBuf::from(".")] } else { self.paths.clone() };
         Ok(AuditSettings {
             paths,
-            sources: self.sources,
+            sources: self.sources.clone(),
             aliases: Aliases::load(self.aliases.as_deref())?,
-            format: self.format,
             known_sources: Default::default(),
         })
+    }
+}
+
+/// The completion script for `shell`, made from the flag definitions.
+pub fn completions(shell: clap_complete::Shell) -> String {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "vatbake", &mut script);
+    String::from_utf8_lossy(&script).into_owned()
+}
+
+/// The manual page (roff) of vatbake, or of one of its commands.
+pub fn man_page(command: Option<&str>) -> Result<String, Error> {
+    let mut vatbake = <Cli as clap::CommandFactory>::command();
+    vatbake.build();
+    let page = match command {
+        None => vatbake,
+        Some(name) => vatbake
+            .find_subcommand(name)
+            .cloned()
+            .map(|c| c.display_name(format!("vatbake-{name}")).bin_name(format!("vatbake {name}")))
+            .ok_or_else(|| Error::usage(format!("vatbake man {name}: no such command; see vatbake --help")))?,
+    };
+    let mut roff = Vec::new();
+    clap_mangen::Man::new(page)
+        .render(&mut roff)
+        .map_err(|e| Error::output(format!("cannot write the manual page: {e}")))?;
+    Ok(String::from_utf8_lossy(&roff).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use std::collections::BTreeSet;
+
+    /// The long options in the first column of the option table of `## \`vatbake NAME\``.
+    fn documented(name: &str) -> BTreeSet<String> {
+        let doc = include_str!("../../../docs/CLI.md");
+        let heading = format!("## `vatbake {name}`");
+        let section = doc.split(&heading).nth(1).unwrap_or_else(|| panic!("docs/CLI.md has no {heading}"));
+        let section = section.split("\n## ").next().unwrap();
+        let mut options = BTreeSet::new();
+        for row in section.lines().filter(|l| l.starts_with("| `")) {
+            let first = row.split('|').nth(1).unwrap();
+            for word in first.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+                if let Some(long) = word.strip_prefix("--").filter(|w| !w.is_empty()) {
+                    options.insert(long.to_string());
+                }
+            }
+        }
+        options
+    }
+
+    /// The long options `vatbake NAME --help` lists (help itself aside).
+    fn in_help(name: &str) -> BTreeSet<String> {
+        let cli = Cli::command();
+        let command = cli.find_subcommand(name).unwrap();
+        command
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .filter(|&long| long != "help")
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn completions_and_man_pages_come_from_the_same_flags() {
+        let bash = completions(clap_complete::Shell::Bash);
+        assert!(bash.starts_with("_vatbake() {"), "{}", &bash[..40]);
+        for option in in_help("bake") {
+            assert!(bash.contains(&format!("--{option}")), "bash completion lacks --{option}");
+        }
+        let fish = completions(clap_complete::Shell::Fish);
+        assert!(fish.contains("-l max-influences"), "fish completion lacks --max-influences");
+        let page = man_page(Some("bake")).unwrap();
+        assert!(page.contains(".TH vatbake-bake 1"), "{}", &page[..200]);
+        assert!(page.contains("\\fB\\-\\-max\\-influences\\fR"));
+        assert!(man_page(None).unwrap().contains(".SH SUBCOMMANDS"));
+        let error = man_page(Some("nope")).unwrap_err();
+        assert_eq!(
+            (error.kind, error.message.as_str()),
+            (vatbake::ErrorKind::Usage, "vatbake man nope: no such command; see vatbake --help")
+        );
+    }
+
+    #[test]
+    fn docs_cli_md_lists_every_option_of_every_command_and_no_other() {
+        for name in ["bake", "roster", "audit"] {
+            assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
+        }
     }
 }

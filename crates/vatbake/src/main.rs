@@ -1,19 +1,14 @@
 //! `vatbake`: bake skinned, animated glTF characters into vertex animation textures.
 //!
-//! Thin glue: flags become settings once (`cli`), the bake runs as a straight line of
-//! stages (`bake`), and everything the user is told goes through `messages`.
+//! Thin glue over the `vatbake` library: flags become settings once (`cli`), the
+//! library runs the work, and everything the user is told, with its exit code, goes
+//! through `messages` and `print`.
 
-mod audit;
-mod bake;
 mod cli;
-mod description;
 mod messages;
-mod output;
-mod rest_mesh;
-mod roster;
-mod settings;
-mod slots;
-mod texels;
+mod print;
+
+use vatbake::{audit, bake, description, roster};
 
 use crate::messages::out;
 use std::io::IsTerminal;
@@ -42,7 +37,7 @@ fn main() -> ExitCode {
 
 fn run(cli: cli::Cli) -> anyhow::Result<u8> {
     if matches!(cli.command, cli::Command::Bake(_) | cli::Command::Roster(_)) {
-        output::clean_up_on_interrupt();
+        messages::clean_up_on_interrupt();
     }
     match cli.command {
         cli::Command::Bake(args) => {
@@ -72,27 +67,25 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Roster(args) => {
             let output = cli::Output::from(&args.output);
             if args.jobs == Some(0) {
-                return Err(messages::Failure::usage("--jobs 0: give at least one job").into());
+                return Err(vatbake::Error::usage("--jobs 0: give at least one job").into());
             }
             let roster = roster::read(&args.roster, args.out_dir.as_deref())?;
             if args.check {
                 let format = if output.json { cli::AuditFormat::Json } else { cli::AuditFormat::Text };
-                return roster::check(&roster, args.shard, format);
+                return print::audit(&roster::check(&roster, args.shard)?, format);
             }
-            let options = roster::RunOptions {
-                jobs: args.jobs,
-                force: args.force,
-                shard: args.shard,
-                progress: !output.quiet && !output.json,
+            let options = roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard };
+            let report = {
+                let progress = print::RosterProgress::new(!output.quiet && !output.json);
+                roster::run(&roster, &options, &progress)?
             };
-            let report = roster::run(&roster, &options)?;
             if output.json {
                 out!("{}", serde_json::to_string_pretty(&report)?);
             } else if !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
-                roster::print_summary(&report);
+                print::roster_summary(&report);
             }
             if !output.quiet {
-                roster::print_warnings(&report);
+                print::roster_warnings(&report);
                 if !report.stale_outputs.is_empty() {
                     messages::warning(&format!(
                         "{} holds bakes of units no longer in the roster (not deleted): {}",
@@ -107,9 +100,17 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
-        cli::Command::Audit(args) => audit::run(&args.into_settings()?),
+        cli::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
         cli::Command::Schema => {
             out!("{}", description::schema_json().trim_end());
+            Ok(0)
+        }
+        cli::Command::Completions { shell } => {
+            out!("{}", cli::completions(shell).trim_end());
+            Ok(0)
+        }
+        cli::Command::Man { command } => {
+            out!("{}", cli::man_page(command.as_deref())?.trim_end());
             Ok(0)
         }
     }
@@ -118,16 +119,16 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
 /// Sizes the thread pool every stage (and the Zstandard workers) draw on.
 fn use_threads(threads: usize) -> anyhow::Result<()> {
     if threads == 0 {
-        return Err(messages::Failure::usage("--threads 0: give at least one thread").into());
+        return Err(vatbake::Error::usage("--threads 0: give at least one thread").into());
     }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global()
-        .map_err(|e| messages::Failure::usage(format!("--threads {threads}: cannot start the threads: {e}")).into())
+        .map_err(|e| vatbake::Error::usage(format!("--threads {threads}: cannot start the threads: {e}")).into())
 }
 
 /// One line on a terminal; with `-v`, the whole story.
-fn print_summary(settings: &settings::BakeSettings, report: &bake::BakeReport, verbose: bool) {
+fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool) {
     let container = if report.description.texture.container == "png" { "PNG16" } else { "KTX2+Zstd" };
     if !verbose {
         out!(

@@ -17,42 +17,35 @@ pub const EXIT_OUTPUT: u8 = 4;
 /// Stopped by Ctrl-C or a termination signal (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// An error that knows its exit code.
-#[derive(Debug)]
-pub struct Failure {
-    pub code: u8,
-    pub message: String,
-}
-
-impl Failure {
-    pub fn usage(message: impl Into<String>) -> Self {
-        Failure { code: EXIT_USAGE, message: message.into() }
-    }
-    pub fn input(message: impl Into<String>) -> Self {
-        Failure { code: EXIT_INPUT, message: message.into() }
-    }
-    pub fn output(message: impl Into<String>) -> Self {
-        Failure { code: EXIT_OUTPUT, message: message.into() }
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Failure {}
-
-/// The exit code and one-paragraph message for any error that reaches the edge.
+/// The exit code and one-paragraph message for any error that reaches the edge:
+/// the library's error kinds map to codes here and only here.
 pub fn classify(error: &anyhow::Error) -> (u8, String) {
-    if let Some(f) = error.downcast_ref::<Failure>() {
-        return (f.code, f.message.clone());
-    }
-    if let Some(e) = error.downcast_ref::<vat_gltf::LoadError>() {
-        return (EXIT_INPUT, e.to_string());
-    }
-    (EXIT_OUTPUT, format!("{error:#}"))
+    let error = match error.downcast_ref::<vatbake::Error>() {
+        Some(e) => e.clone(),
+        None => match error.downcast_ref::<vat_gltf::LoadError>() {
+            Some(e) => vatbake::Error::input(e.to_string()),
+            None => vatbake::Error::output(format!("{error:#}")),
+        },
+    };
+    let code = match error.kind {
+        vatbake::ErrorKind::Usage => EXIT_USAGE,
+        vatbake::ErrorKind::Input => EXIT_INPUT,
+        vatbake::ErrorKind::Output => EXIT_OUTPUT,
+        vatbake::ErrorKind::Cancelled => EXIT_INTERRUPTED,
+    };
+    (code, error.message)
+}
+
+/// On Ctrl-C (SIGINT), SIGTERM or SIGHUP: remove every temporary file still being
+/// written, then exit with 130. Without it an interrupted bake would leave its
+/// hidden `.NAME.PID.tmp` files in the output folder.
+pub fn clean_up_on_interrupt() {
+    // Fails only when a handler is already set (a second call): nothing to do then.
+    let _ = ctrlc::set_handler(|| {
+        vatbake::output::remove_unfinished();
+        eprintln!("vatbake: interrupted; unfinished files removed");
+        std::process::exit(i32::from(EXIT_INTERRUPTED));
+    });
 }
 
 fn colour() -> bool {
@@ -65,18 +58,6 @@ pub fn error(message: &str) {
     } else {
         eprintln!("error: {message}");
     }
-}
-
-/// Findings as `--json` prints them: `{code, message, advice}` each.
-pub fn findings_json<S: serde::Serializer>(findings: &[vat_model::Finding], serializer: S) -> Result<S::Ok, S::Error> {
-    #[derive(serde::Serialize)]
-    struct Json<'a> {
-        code: &'a str,
-        message: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        advice: Option<&'a str>,
-    }
-    serializer.collect_seq(findings.iter().map(|f| Json { code: f.code, message: &f.message, advice: f.advice }))
 }
 
 /// Each finding on a line of its own (after `prefix`, a unit's name), and each
@@ -155,7 +136,7 @@ impl BakeProgress {
     }
 }
 
-impl crate::bake::Watch for BakeProgress {
+impl vatbake::Watch for BakeProgress {
     fn stage(&self, name: &'static str) {
         self.bar.set_message(name);
     }
@@ -175,9 +156,4 @@ impl Drop for BakeProgress {
     fn drop(&mut self) {
         self.bar.finish_and_clear();
     }
-}
-
-/// Milliseconds since `since`, to the microsecond: every time the tool reports.
-pub fn ms(since: std::time::Instant) -> f64 {
-    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }

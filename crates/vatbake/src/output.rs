@@ -24,20 +24,13 @@ fn untrack(temp: &Path) {
     }
 }
 
-/// On Ctrl-C (SIGINT), SIGTERM or SIGHUP: remove every temporary file still
-/// being written, then exit with 130. Without it an interrupted bake would leave
-/// its hidden `.NAME.PID.tmp` files in the output folder. Finished files are
-/// never touched: they are renamed into place whole or not at all.
-pub fn clean_up_on_interrupt() {
-    // Fails only when a handler is already set (a second call): nothing to do then.
-    let _ = ctrlc::set_handler(|| {
-        let files = IN_PROGRESS.lock().map(|files| files.clone()).unwrap_or_default();
-        for file in files {
-            let _ = fs::remove_file(file);
-        }
-        eprintln!("vatbake: interrupted; unfinished files removed");
-        std::process::exit(i32::from(crate::messages::EXIT_INTERRUPTED));
-    });
+/// Removes every temporary file of every bake in this process still being
+/// written or waiting to be renamed, and returns how many. For an interrupt
+/// handler: finished files are never touched (they are renamed into place whole
+/// or not at all).
+pub fn remove_unfinished() -> usize {
+    let files = IN_PROGRESS.lock().map(|files| files.clone()).unwrap_or_default();
+    files.iter().filter(|file| fs::remove_file(file).is_ok()).count()
 }
 
 /// A file name that cannot leave the folder it is joined to.

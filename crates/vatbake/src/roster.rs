@@ -2,18 +2,16 @@
 //! source, settings and tool version have not changed, and letting a broken unit
 //! fail alone.
 //!
-//! A roster's settings are bake flags: a key `max_frames = 64` is `--max-frames 64`,
-//! so every bake setting works in a roster, with the same defaults and checks.
+//! A roster's settings are the bake's settings, named like its flags (`max_frames = 64`
+//! is `--max-frames 64`), read into [`BakeOptions`] and checked once, with the same
+//! defaults and checks as `vatbake bake`.
 
-use crate::messages::out;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
-use clap::Parser;
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -22,11 +20,10 @@ use vat_audit::{Finding, Kind};
 
 use crate::audit::{self, AuditReport, AuditSettings, UnitReport};
 use crate::bake::{self, BakeReport, GENERATOR};
-use crate::cli::AuditFormat;
-use crate::cli::BakeArgs;
 use crate::description::Description;
-use crate::messages::{self, Failure};
+use crate::error::Error;
 use crate::output::check_file_name;
+use crate::settings::BakeOptions;
 use crate::settings::BakeSettings;
 use crate::slots::Aliases;
 
@@ -37,13 +34,14 @@ const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "t
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases"];
 
-/// One unit to bake: its name, its source and its bake flags.
+/// One unit to bake: its name, its source and its bake settings.
 #[derive(Clone, Debug)]
 pub struct Unit {
     pub name: String,
     pub source: PathBuf,
-    /// Bake flags from the roster's defaults and the unit's own keys.
-    pub flags: Vec<String>,
+    /// Bake settings from the roster's defaults and the unit's own keys, or why they
+    /// cannot be read (an unknown key, a value of the wrong type): that unit fails alone.
+    pub options: Result<BakeOptions, Error>,
 }
 
 /// A parsed roster file.
@@ -55,60 +53,35 @@ pub struct Roster {
 }
 
 fn roster_error(file: &Path, message: impl std::fmt::Display) -> anyhow::Error {
-    Failure::usage(format!("{}: {message}", file.display())).into()
+    Error::usage(format!("{}: {message}", file.display())).into()
 }
 
-/// A TOML value as the text of a bake flag's argument.
-fn flag_value(value: &toml::Value, key: &str, dir: &Path) -> Option<String> {
-    let text = match value {
-        toml::Value::String(s) if PATH_KEYS.contains(&key) => tidy(&dir.join(s)).to_string_lossy().into_owned(),
-        toml::Value::String(s) => s.clone(),
-        toml::Value::Integer(i) => i.to_string(),
-        toml::Value::Float(f) => f.to_string(),
-        toml::Value::Array(items) => {
-            items.iter().map(|v| flag_value(v, key, dir)).collect::<Option<Vec<_>>>()?.join(",")
-        }
-        _ => return None,
-    };
-    Some(text)
-}
-
-/// Turns settings tables (defaults first, then the unit's) into bake flags.
-fn flags(file: &Path, dir: &Path, tables: &[&toml::Table], unit: &str) -> Result<Vec<String>> {
+/// Reads settings tables (defaults first, then the unit's) into bake options.
+fn options(file: &Path, dir: &Path, tables: &[&toml::Table], unit: &str) -> Result<Result<BakeOptions, Error>> {
     let mut merged = toml::Table::new();
     for table in tables {
         for (key, value) in table.iter() {
-            merged.insert(key.clone(), value.clone());
-        }
-    }
-    let mut out = Vec::new();
-    for (key, value) in &merged {
-        if UNIT_KEYS.contains(&key.as_str()) {
-            continue;
-        }
-        if RESERVED.contains(&key.as_str()) {
-            return Err(roster_error(
-                file,
-                format!("unit \"{unit}\": \"{key}\" is decided by the roster, not per unit"),
-            ));
-        }
-        let flag = format!("--{}", key.replace('_', "-"));
-        match value {
-            toml::Value::Boolean(true) => out.push(flag),
-            toml::Value::Boolean(false) => {}
-            other => {
-                let text = flag_value(other, key, dir).ok_or_else(|| {
-                    roster_error(
-                        file,
-                        format!("unit \"{unit}\": the value of \"{key}\" is not a string, number or list"),
-                    )
-                })?;
-                out.push(flag);
-                out.push(text);
+            if UNIT_KEYS.contains(&key.as_str()) {
+                continue;
             }
+            if RESERVED.contains(&key.as_str()) {
+                return Err(roster_error(
+                    file,
+                    format!("unit \"{unit}\": \"{key}\" is decided by the roster, not per unit"),
+                ));
+            }
+            let value = match (value, PATH_KEYS.contains(&key.as_str())) {
+                (toml::Value::String(s), true) => {
+                    toml::Value::String(tidy(&dir.join(s)).to_string_lossy().into_owned())
+                }
+                (other, _) => other.clone(),
+            };
+            merged.insert(key.clone(), value);
         }
     }
-    Ok(out)
+    Ok(toml::Value::Table(merged)
+        .try_into::<BakeOptions>()
+        .map_err(|e| Error::usage(format!("{}: unit \"{unit}\": {}", file.display(), e.message().trim()))))
 }
 
 /// `a/b/../c` → `a/c`, without touching the file system, so messages name paths plainly.
@@ -135,7 +108,7 @@ fn has_glob(pattern: &str) -> bool {
 /// Reads a roster file. Paths in it are relative to its folder.
 pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
     let text = std::fs::read_to_string(file)
-        .map_err(|e| Failure::usage(format!("{}: cannot read the roster: {e}", file.display())))?;
+        .map_err(|e| Error::usage(format!("{}: cannot read the roster: {e}", file.display())))?;
     let root: toml::Table =
         toml::from_str(&text).map_err(|e| roster_error(file, format!("not a valid roster: {e}")))?;
     let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
@@ -193,8 +166,8 @@ pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
                 None => stem,
             };
             check_file_name(&name).map_err(|e| roster_error(file, format!("unit name: {e}")))?;
-            let flags = flags(file, &dir, &[defaults, table], &name)?;
-            units.push(Unit { name, source, flags });
+            let options = options(file, &dir, &[defaults, table], &name)?;
+            units.push(Unit { name, source, options });
         }
     }
     let mut seen = BTreeSet::new();
@@ -212,29 +185,14 @@ pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
     Ok(Roster { file: file.to_path_buf(), output, units })
 }
 
-#[derive(Parser, Debug)]
-#[command(name = "roster-unit", no_binary_name = true)]
-struct UnitArgs {
-    #[command(flatten)]
-    args: BakeArgs,
-}
-
 impl Unit {
     /// The unit's bake settings, with every check `vatbake bake` applies.
     pub fn settings(&self, output: &Path) -> Result<BakeSettings> {
-        let mut argv: Vec<String> = vec![
-            self.source.to_string_lossy().into_owned(),
-            "-o".into(),
-            output.join(&self.name).to_string_lossy().into_owned(),
-            "--name".into(),
-            self.name.clone(),
-        ];
-        argv.extend(self.flags.iter().cloned());
-        let parsed = UnitArgs::try_parse_from(&argv).map_err(|e| {
-            let first = e.to_string().lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
-            Failure::usage(format!("unit \"{}\": {first}", self.name))
-        })?;
-        Ok(parsed.args.into_settings()?)
+        let mut options = self.options.clone()?;
+        options.name = Some(self.name.clone());
+        options
+            .settings(self.source.clone(), output.join(&self.name))
+            .map_err(|e| Error::usage(format!("unit \"{}\": {}", self.name, e.message)).into())
     }
 }
 
@@ -268,7 +226,7 @@ pub struct UnitResult {
     pub mesh_bytes: Option<u64>,
     pub ms: f64,
     pub error: Option<String>,
-    #[serde(serialize_with = "crate::messages::findings_json")]
+    #[serde(serialize_with = "crate::error::findings_json")]
     pub warnings: Vec<vat_model::Finding>,
 }
 
@@ -295,8 +253,19 @@ pub struct RunOptions {
     pub force: bool,
     /// (K, N): bake the K-th of N deterministic shards, 1-based.
     pub shard: Option<(usize, usize)>,
-    pub progress: bool,
 }
+
+/// What a roster run tells whoever watches it: each unit as it finishes (from the
+/// pool's threads). The default ignores it.
+pub trait RosterWatch: Sync {
+    /// `result` is the `done`-th of `total` units to finish.
+    fn unit_done(&self, _result: &UnitResult, _done: usize, _total: usize) {}
+}
+
+/// Nobody watching.
+pub struct Unwatched;
+
+impl RosterWatch for Unwatched {}
 
 /// The units of a run: sorted by name, then the shard's share.
 fn selected(roster: &Roster, shard: Option<(usize, usize)>) -> Vec<&Unit> {
@@ -310,7 +279,7 @@ fn selected(roster: &Roster, shard: Option<(usize, usize)>) -> Vec<&Unit> {
 
 /// `--check`: audits every unit's output against its own source and alias table.
 /// A unit that was never baked is a finding.
-pub fn check(roster: &Roster, shard: Option<(usize, usize)>, format: AuditFormat) -> Result<u8> {
+pub fn check(roster: &Roster, shard: Option<(usize, usize)>) -> Result<AuditReport> {
     let started = Instant::now();
     // Units grouped by alias table: (the table, description files, description → source).
     type Group = (Aliases, Vec<PathBuf>, HashMap<PathBuf, PathBuf>);
@@ -337,11 +306,11 @@ pub fn check(roster: &Roster, shard: Option<(usize, usize)>, format: AuditFormat
     let mut aliases = Vec::new();
     for (_, (table, paths, known_sources)) in groups {
         aliases.push(table.label());
-        let report = audit::audit(&AuditSettings { paths, sources: None, aliases: table, format, known_sources })?;
+        let report = audit::audit(&AuditSettings { paths, sources: None, aliases: table, known_sources })?;
         results.extend(report.results);
     }
     results.sort_by(|a, b| a.description.cmp(&b.description));
-    audit::print(&AuditReport::new(aliases.join(", "), results, started), format)
+    Ok(AuditReport::new(aliases.join(", "), results, started))
 }
 
 /// Parses `K/N` with 1 ≤ K ≤ N.
@@ -395,7 +364,7 @@ fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
                 }
             }
         }
-        bake::bake(&settings).map(|report| Done::Baked(Box::new(report)))
+        Ok(Done::Baked(Box::new(bake::bake(&settings)?)))
     })();
     match outcome {
         Ok(Done::Baked(report)) => {
@@ -413,33 +382,31 @@ fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
             result.texture_bytes = Some(d.texture.bytes);
             result.mesh_bytes = std::fs::metadata(out_dir.join(&d.mesh.file)).ok().map(|m| m.len());
         }
-        Err(e) => result.error = Some(messages::classify(&e).1),
+        Err(e) => result.error = Some(Error::from(e).message),
     }
-    result.ms = messages::ms(started);
+    result.ms = crate::error::ms(started);
     result
 }
 
 /// Bakes every unit (of the shard), in parallel.
-pub fn run(roster: &Roster, options: &RunOptions) -> Result<RosterReport> {
+pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Result<RosterReport> {
     let started = Instant::now();
     let units = selected(roster, options.shard);
-    let progress = Progress::new(units.len(), options.progress);
     let done = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.unwrap_or(0))
         .build()
-        .map_err(|e| Failure::usage(format!("cannot start {} worker threads: {e}", options.jobs.unwrap_or(0))))?;
+        .map_err(|e| Error::usage(format!("cannot start {} worker threads: {e}", options.jobs.unwrap_or(0))))?;
     let results: Vec<UnitResult> = pool.install(|| {
         units
             .par_iter()
             .map(|unit| {
                 let result = bake_unit(unit, &roster.output, options.force);
-                progress.finished(&result, done.fetch_add(1, Ordering::Relaxed) + 1);
+                watch.unit_done(&result, done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
                 result
             })
             .collect()
     });
-    progress.clear();
     let count = |status| results.iter().filter(|r| r.status == status).count();
     Ok(RosterReport {
         roster: roster.file.clone(),
@@ -451,109 +418,6 @@ pub fn run(roster: &Roster, options: &RunOptions) -> Result<RosterReport> {
         total_mesh_bytes: results.iter().filter_map(|r| r.mesh_bytes).sum(),
         stale_outputs: stale_outputs(roster),
         units: results,
-        ms: messages::ms(started),
+        ms: crate::error::ms(started),
     })
-}
-
-/// A progress bar on a terminal, one plain line per unit otherwise.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    total: usize,
-    lines: bool,
-}
-
-impl Progress {
-    fn new(total: usize, enabled: bool) -> Self {
-        let terminal = std::io::stderr().is_terminal();
-        let bar = (enabled && terminal).then(|| {
-            let bar = indicatif::ProgressBar::new(total as u64);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} units  {elapsed}  {msg}")
-                    .expect("the template is valid"),
-            );
-            bar
-        });
-        Progress { bar, total, lines: enabled && !terminal }
-    }
-
-    fn finished(&self, result: &UnitResult, done: usize) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(format!("{} {}", result.status, result.name));
-            bar.inc(1);
-            if let Some(e) = &result.error {
-                bar.println(format!("failed {}: {e}", result.name));
-            }
-        } else if self.lines {
-            match &result.error {
-                Some(e) => eprintln!("[{done}/{}] failed {}: {e}", self.total, result.name),
-                None => eprintln!("[{done}/{}] {} {} ({:.0} ms)", self.total, result.status, result.name, result.ms),
-            }
-        }
-    }
-
-    fn clear(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// Every unit's findings, the same finding of several units said once
-/// (`12 units: clip "Wave" fills no slot`), in the order first seen, with each
-/// kind's advice once.
-pub fn print_warnings(report: &RosterReport) {
-    let mut groups: Vec<(&vat_model::Finding, Vec<&str>)> = Vec::new();
-    for unit in &report.units {
-        for finding in &unit.warnings {
-            match groups.iter_mut().find(|(f, _)| f.code == finding.code && f.message == finding.message) {
-                Some((_, units)) => units.push(&unit.name),
-                None => groups.push((finding, vec![&unit.name])),
-            }
-        }
-    }
-    let labels: Vec<String> = groups
-        .iter()
-        .map(|(_, units)| match units.as_slice() {
-            [one] => one.to_string(),
-            many => format!("{} units ({})", many.len(), abbreviated(many)),
-        })
-        .collect();
-    messages::warnings(groups.iter().zip(&labels).map(|((finding, _), label)| (Some(label.as_str()), *finding)));
-}
-
-/// "a, b, c" or "a, b, c and 9 more".
-fn abbreviated(names: &[&str]) -> String {
-    const SHOWN: usize = 3;
-    let mut list = names.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
-    if names.len() > SHOWN {
-        list.push_str(&format!(" and {} more", names.len() - SHOWN));
-    }
-    list
-}
-
-/// The summary table: per unit, then the roster's totals.
-pub fn print_summary(report: &RosterReport) {
-    out!("{:<28} {:>8} {:>8} {:>6} {:>11} {:>9}", "unit", "status", "points", "rows", "texture", "ms");
-    for unit in &report.units {
-        let num = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
-        out!(
-            "{:<28} {:>8} {:>8} {:>6} {:>11} {:>9.0}",
-            unit.name,
-            unit.status,
-            num(unit.points),
-            num(unit.rows),
-            unit.texture_bytes.map_or("-".into(), messages::bytes),
-            unit.ms
-        );
-    }
-    out!(
-        "{} units: {} baked, {} unchanged, {} failed; textures {}, meshes {}; {:.1} s",
-        report.units.len(),
-        report.baked,
-        report.skipped,
-        report.failed,
-        messages::bytes(report.total_texture_bytes),
-        messages::bytes(report.total_mesh_bytes),
-        report.ms / 1000.0
-    );
 }

@@ -2,7 +2,11 @@
 
 use std::path::PathBuf;
 
+use serde::Deserialize;
+
 use crate::description;
+use crate::error::Error;
+use crate::output::check_file_name;
 use crate::slots::Aliases;
 
 /// The point budget of a bake when none is given.
@@ -39,12 +43,24 @@ impl std::fmt::Display for PointBudget {
 }
 
 /// The texture's file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TextureFormat {
     /// KTX 2.0 with Zstandard supercompression.
     Ktx2,
     /// 16-bit RGBA PNG: a fallback for tools that read nothing else.
     Png,
+}
+
+impl std::str::FromStr for TextureFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ktx2" => Ok(TextureFormat::Ktx2),
+            "png" => Ok(TextureFormat::Png),
+            _ => Err(format!("\"{s}\" is not a texture format: give ktx2 or png")),
+        }
+    }
 }
 
 impl TextureFormat {
@@ -106,5 +122,154 @@ impl BakeSettings {
             aliases_sha256: self.aliases.sha256.clone(),
             merge_clips: self.merge_clips.as_str().to_string(),
         }
+    }
+}
+
+/// Rows per second when none is given.
+pub const DEFAULT_FPS: f32 = 30.0;
+/// Widest texture when none is given: desktop GPUs' limit.
+pub const DEFAULT_MAX_WIDTH: u32 = 16_384;
+/// Zstandard level when none is given: chosen by measurement (docs/PERFORMANCE.md).
+pub const DEFAULT_ZSTD_LEVEL: i32 = vat_ktx2::DEFAULT_ZSTD_LEVEL;
+
+/// A bake's settings as a caller gives them: every one optional (the defaults are
+/// `vatbake bake`'s), named like the bake's flags (`max_frames` is `--max-frames`), so a
+/// roster's TOML reads straight into it. [`BakeOptions::settings`] checks them once.
+///
+/// ```
+/// let options = vatbake::BakeOptions { points: Some("all".parse().unwrap()), ..Default::default() };
+/// let settings = options.settings("fixtures/Fox/Fox.glb".into(), "out".into()).unwrap();
+/// assert_eq!((settings.name.as_str(), settings.fps), ("Fox", 30.0));
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BakeOptions {
+    /// Rows per second to sample each clip at (default 30).
+    pub fps: Option<f32>,
+    /// Cap on rows per clip.
+    pub max_frames: Option<u32>,
+    /// Widest texture (default 16384).
+    pub max_width: Option<u32>,
+    /// Point budget (default 4000, raised to keep every uv island).
+    #[serde(default, deserialize_with = "budget")]
+    pub points: Option<PointBudget>,
+    /// Clips to bake, by name, in this order (a list, or one comma-separated string).
+    #[serde(default, deserialize_with = "names")]
+    pub clips: Option<Vec<String>>,
+    /// Stem of the output files (default: the input's file stem).
+    pub name: Option<String>,
+    /// Zstandard level (default 3).
+    pub zstd_level: Option<i32>,
+    /// Texture container (default KTX2).
+    pub texture_format: Option<TextureFormat>,
+    /// Scene to bake (default: the file's default scene).
+    pub scene: Option<usize>,
+    /// Bake even when the size guard would refuse.
+    #[serde(default)]
+    pub no_size_guard: bool,
+    /// Joint influences kept per point (1–8; default all).
+    pub max_influences: Option<usize>,
+    /// The game's alias table (TOML); default the built-in one.
+    pub aliases: Option<PathBuf>,
+    /// Clip-name findings are errors.
+    #[serde(default)]
+    pub strict: bool,
+    /// Merge every set of animations with one time range and no shared target.
+    #[serde(default)]
+    pub merge_clips: bool,
+    /// Keep every source animation its own clip.
+    #[serde(default)]
+    pub no_merge_clips: bool,
+}
+
+/// A point budget from a number or a string (`4000`, `"4000"`, `"all"`).
+fn budget<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<PointBudget>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Budget {
+        Count(u64),
+        Text(String),
+    }
+    let text = match Budget::deserialize(deserializer)? {
+        Budget::Count(n) => n.to_string(),
+        Budget::Text(t) => t,
+    };
+    text.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+/// Names from a list or from one comma-separated string.
+fn names<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Names {
+        List(Vec<String>),
+        Text(String),
+    }
+    Ok(Some(match Names::deserialize(deserializer)? {
+        Names::List(list) => list,
+        Names::Text(text) => text.split(',').map(str::to_string).collect(),
+    }))
+}
+
+impl BakeOptions {
+    /// The settings of a bake of `input` into `out_dir`, every value checked; an
+    /// error names the setting by its flag.
+    pub fn settings(self, input: PathBuf, out_dir: PathBuf) -> Result<BakeSettings, Error> {
+        let fps = self.fps.unwrap_or(DEFAULT_FPS);
+        if !(fps.is_finite() && fps > 0.0 && fps <= 1000.0) {
+            return Err(Error::usage(format!("--fps {fps}: give a rate between 0 and 1000 rows per second")));
+        }
+        if self.max_frames == Some(0) {
+            return Err(Error::usage("--max-frames 0: a clip needs at least one row"));
+        }
+        let max_width = self.max_width.unwrap_or(DEFAULT_MAX_WIDTH);
+        if max_width == 0 {
+            return Err(Error::usage("--max-width 0: give the widest texture your target GPU accepts, e.g. 4096"));
+        }
+        if let Some(n) = self.max_influences.filter(|n| !(1..=vat_model::MAX_INFLUENCES).contains(n)) {
+            return Err(Error::usage(format!(
+                "--max-influences {n}: give 1 to {} joint influences per point",
+                vat_model::MAX_INFLUENCES
+            )));
+        }
+        let zstd_level = self.zstd_level.unwrap_or(DEFAULT_ZSTD_LEVEL);
+        if !(-7..=22).contains(&zstd_level) {
+            return Err(Error::usage(format!(
+                "--zstd-level {zstd_level}: Zstandard levels run from 1 to 22, and -1 to -7 for its fastest modes"
+            )));
+        }
+        if self.merge_clips && self.no_merge_clips {
+            return Err(Error::usage("--merge-clips and --no-merge-clips: give one or the other"));
+        }
+        let name = match self.name {
+            Some(n) => n,
+            None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
+                Error::usage(format!("{}: no file name to name the outputs after; pass --name", input.display()))
+            })?,
+        };
+        check_file_name(&name).map_err(|e| Error::usage(format!("--name: {e}")))?;
+        Ok(BakeSettings {
+            input,
+            out_dir,
+            name,
+            fps,
+            max_frames: self.max_frames,
+            max_width,
+            points: self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS)),
+            points_given: self.points.is_some(),
+            clips: self.clips,
+            zstd_level,
+            texture_format: self.texture_format.unwrap_or(TextureFormat::Ktx2),
+            scene: self.scene,
+            size_guard: !self.no_size_guard,
+            max_influences: self.max_influences,
+            aliases: Aliases::load(self.aliases.as_deref())?,
+            strict: self.strict,
+            merge_clips: match (self.merge_clips, self.no_merge_clips) {
+                (true, _) => vat_gltf::MergeClips::Always,
+                (_, true) => vat_gltf::MergeClips::Never,
+                _ => vat_gltf::MergeClips::Auto,
+            },
+        })
     }
 }

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use vat_audit::{AliasTable, Verdict, BUILTIN_TABLE};
 use vat_model::{Clip, Finding};
 
-use crate::messages::Failure;
+use crate::error::Error;
 
 /// The alias table in use, and where it came from.
 #[derive(Clone, Debug)]
@@ -31,15 +31,15 @@ impl Aliases {
 impl Aliases {
     /// The table from `--aliases FILE`, or the built-in one. A table that cannot be
     /// read is a usage error: the flag's value is wrong.
-    pub fn load(file: Option<&Path>) -> Result<Aliases, Failure> {
+    pub fn load(file: Option<&Path>) -> Result<Aliases, Error> {
         let Some(file) = file else {
             return Ok(Aliases { table: AliasTable::builtin(), file: None, sha256: sha256(BUILTIN_TABLE.as_bytes()) });
         };
         let text = std::fs::read_to_string(file).map_err(|e| {
-            Failure::usage(format!("{}: cannot read the alias table given with --aliases: {e}", file.display()))
+            Error::usage(format!("{}: cannot read the alias table given with --aliases: {e}", file.display()))
         })?;
         let table = AliasTable::parse(&text).map_err(|e| {
-            Failure::usage(format!(
+            Error::usage(format!(
                 "{}: {e}; fix the table (its format is in docs/AUDIT.md, the built-in one is assets/aliases.toml)",
                 file.display()
             ))
@@ -82,7 +82,7 @@ pub fn assign(
     strict: bool,
     file: &Path,
     warnings: &mut Vec<Finding>,
-) -> Result<Vec<Option<String>>, Failure> {
+) -> Result<Vec<Option<String>>, Error> {
     let names: Vec<Option<&str>> = clips.iter().map(|c| c.name.as_deref().filter(|n| !n.is_empty())).collect();
     let display: Vec<String> = clips.iter().map(|c| c.display_name()).collect();
     let assignment = vat_audit::assign(&names, &aliases.table);
@@ -98,7 +98,7 @@ pub fn assign(
 
     let no_slot = assignment.no_slot() && !unassigned.is_empty() && !clips_chosen;
     if no_slot && aliases.file.is_some() {
-        return Err(Failure::input(format!(
+        return Err(Error::input(format!(
             "{file_name}: none of its clips ({}) fills a slot of {table}, so a game asking for a slot would \
              find nothing to play. Add the names to the table (a slot's names, or `ignore`), give the table a \
              `fallback` slot for single-clip units, or name the clips to bake with --clips (they then bake with \
@@ -213,7 +213,7 @@ pub fn assign(
     }
 
     if strict && !notes.is_empty() {
-        return Err(Failure::input(format!(
+        return Err(Error::input(format!(
             "{file_name}: --strict, and the clip names need attention: {}",
             notes.iter().map(|n| n.message.as_str()).collect::<Vec<_>>().join("; ")
         )));

@@ -1,0 +1,89 @@
+//! The library's one error type: what went wrong, of which kind, in one paragraph
+//! that names the file and says what to do. The binary maps each kind to its exit
+//! code (docs/CLI.md); the library never exits or prints.
+
+use serde::Serialize;
+
+/// What kind of thing went wrong, so that a caller can react (and the binary can
+/// pick an exit code) without reading the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A setting or argument is wrong (exit code 2).
+    Usage,
+    /// The model cannot be read, is invalid or unsupported, or would bake wrongly (exit code 3).
+    Input,
+    /// The results cannot be written (exit code 4).
+    Output,
+    /// A [`crate::Watch`] asked the work to stop.
+    Cancelled,
+}
+
+/// An error of the pipeline: its kind and its one-paragraph message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    /// What kind of error it is.
+    pub kind: ErrorKind,
+    /// The message, naming the file, the problem and what to do.
+    pub message: String,
+}
+
+impl Error {
+    /// A setting or argument is wrong.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Usage, message: message.into() }
+    }
+    /// The input cannot be baked as it is.
+    pub fn input(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Input, message: message.into() }
+    }
+    /// The results cannot be written.
+    pub fn output(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Output, message: message.into() }
+    }
+    /// The work was stopped by its watch.
+    pub fn cancelled() -> Self {
+        Error { kind: ErrorKind::Cancelled, message: "cancelled".into() }
+    }
+}
+
+impl From<anyhow::Error> for Error {
+    /// An [`Error`] inside stays what it is; a loader error is an input error;
+    /// anything else (a file that cannot be written) is an output error.
+    fn from(error: anyhow::Error) -> Self {
+        if let Some(e) = error.downcast_ref::<Error>() {
+            return e.clone();
+        }
+        if let Some(e) = error.downcast_ref::<vat_gltf::LoadError>() {
+            return Error::input(e.to_string());
+        }
+        Error::output(format!("{error:#}"))
+    }
+}
+
+impl From<vat_gltf::LoadError> for Error {
+    fn from(error: vat_gltf::LoadError) -> Self {
+        Error::input(error.to_string())
+    }
+}
+
+/// Milliseconds since `since`, to the microsecond: every time the pipeline reports.
+pub fn ms(since: std::time::Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Findings as the JSON reports carry them: `{code, message, advice}` each.
+pub(crate) fn findings_json<S: serde::Serializer>(
+    findings: &[vat_model::Finding],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Json<'a> {
+        code: &'a str,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        advice: Option<&'a str>,
+    }
+    serializer.collect_seq(findings.iter().map(|f| Json { code: f.code, message: &f.message, advice: f.advice }))
+}

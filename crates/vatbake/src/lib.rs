@@ -1,0 +1,38 @@
+//! The vatbake pipeline as a library: bake a skinned, animated glTF model into a
+//! vertex animation texture ([`bake()`]), rebake a roster of units ([`roster`]) and
+//! audit shipped bakes against their sources ([`audit`]), over plain settings.
+//!
+//! What it is for: a build step in Rust (a `build.rs`, an asset tool) that bakes
+//! without spawning the `vatbake` binary. Reports serialize to the JSON the command
+//! line prints; errors are [`Error`]s with an [`ErrorKind`] to match on; progress and
+//! cancellation go through a [`Watch`].
+//!
+//! What it must not do or depend on: print, exit the process, read the command line
+//! (no clap), or keep global state beyond the list of temporary files an interrupt
+//! handler may remove ([`output::remove_unfinished`]). The stage crates (`vat-gltf`,
+//! `vat-skin`, `vat-decimate`, `vat-bounds`, `vat-ktx2`, `vat-audit`) never depend on
+//! it; the binary does, and only it turns results into text and exit codes.
+//!
+//! ```no_run
+//! let options = vatbake::BakeOptions::default();
+//! let settings = options.settings("fixtures/Fox/Fox.glb".into(), "out".into())?;
+//! let report = vatbake::bake(&settings)?;
+//! println!("{} points × {} rows, {} bytes", report.points, report.rows, report.texture_bytes);
+//! # Ok::<(), vatbake::Error>(())
+//! ```
+
+pub mod audit;
+pub mod bake;
+pub mod description;
+pub mod error;
+pub mod output;
+mod rest_mesh;
+pub mod roster;
+pub mod settings;
+pub mod slots;
+mod texels;
+
+pub use audit::{AuditReport, AuditSettings};
+pub use bake::{bake, bake_watched, BakeReport, Unwatched, Watch, GENERATOR};
+pub use error::{Error, ErrorKind};
+pub use settings::{BakeOptions, BakeSettings};
