@@ -14,6 +14,25 @@ VAT_REQUIRE_ZSTD=1 cargo test --workspace --locked
 
 cargo build -p vatbake --locked --quiet
 export VATBAKE_BIN="$PWD/target/debug/vatbake"
+
+# The library in a build script (crates/vatbake/examples/build_rs): the Fox is baked when
+# the example is built, and the binary prints what the embedded description says.
+example=$(cargo run -p vatbake-example-build-rs --locked --quiet)
+echo "$example"
+case "$example" in
+  "Fox.glb: 1728 points × 162 rows in 3 clips (Survey, Walk, Run); texture 1728×162 "*" bytes") ;;
+  *) echo "tests/run.sh: the build_rs example printed an unexpected line" >&2; exit 1 ;;
+esac
+
+# The README's install line. --debug reuses the build above; a release install on a fresh
+# machine compiles every dependency again (minutes) and tests nothing more.
+install_root=$(mktemp -d)
+cargo install --path crates/vatbake --locked --debug --root "$install_root" --quiet
+"$install_root/bin/vatbake" --version | grep -q '^vatbake '
+"$install_root/bin/vatbake" bake fixtures/SimpleSkin/SimpleSkin.gltf -o "$install_root/out"
+test -s "$install_root/out/SimpleSkin.vat.json" && test -s "$install_root/out/SimpleSkin.vat.ktx2"
+echo "installed $("$install_root/bin/vatbake" --version): bake exit 0"
+rm -rf "$install_root"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 npm test --prefix tests/js
 

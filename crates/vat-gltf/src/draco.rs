@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::accessor::{component_f32, components, Reader, MAX_VALUES_READ};
 use crate::error::{ErrorKind, LoadError};
+use crate::limits::MAX_POINTS;
 
 pub(crate) const EXTENSION: &str = "KHR_draco_mesh_compression";
 
@@ -117,7 +118,7 @@ pub(crate) fn decode(reader: &Reader, primitive: &Primitive, context: &str) -> R
     }
     .min(MAX_VALUES_READ / 3);
     // Seams can give a triangle's corners points of their own, but no more than that.
-    let max_points = declared_points.max(max_faces.saturating_mul(3)).min(crate::MAX_POINTS) as u64;
+    let max_points = declared_points.max(max_faces.saturating_mul(3)).min(MAX_POINTS) as u64;
     let mut components_declared = 0u64;
     for (name, _) in &ids {
         let accessor = primitive

@@ -33,6 +33,7 @@ mod container;
 mod draco;
 mod error;
 mod influences;
+mod limits;
 mod materials;
 mod meshopt;
 pub mod takes;
@@ -52,6 +53,7 @@ use vat_model::{
 };
 
 pub use error::{ErrorKind, LoadError};
+pub use limits::MAX_POINTS;
 pub use takes::{merge_clips, MergeClips};
 
 use accessor::Reader;
@@ -78,10 +80,6 @@ const UNDERSTOOD_EXTENSIONS: &[&str] = &[
     "KHR_materials_dispersion",
     "KHR_materials_pbrSpecularGlossiness",
 ];
-
-/// A scene may have at most this many points (every mesh instance counted): about
-/// 340 MiB of per-point data, far past anything a vertex animation texture holds.
-pub const MAX_POINTS: usize = 1 << 22;
 
 /// Load settings.
 #[derive(Clone, Debug, Default)]

@@ -3,11 +3,12 @@ use std::io::{Read, Seek, SeekFrom};
 use ktx2::dfd::{Basic, ChannelTypeQualifiers};
 use zstd::zstd_safe;
 
+use crate::error::Ktx2Error;
 use crate::layout::{
-    image_byte_len, parse_key_values, section, FixedHeader, BYTES_PER_TEXEL, HEADER_LEN, SAMPLE_CHANNELS,
-    SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TYPE_SIZE, VK_FORMAT_R16G16B16A16_UNORM,
+    image_byte_len, parse_key_values, section, FixedHeader, BYTES_PER_TEXEL, HEADER_LEN, MAX_IMAGE_BYTES,
+    SAMPLE_CHANNELS, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, TYPE_SIZE, VK_FORMAT_R16G16B16A16_UNORM,
 };
-use crate::{Ktx2Error, Ktx2Header, Rgba16Image};
+use crate::types::{Ktx2Header, Rgba16Image};
 
 pub(crate) fn read_header(bytes: &[u8]) -> Result<Ktx2Header, Ktx2Error> {
     let header = FixedHeader::parse(bytes)?;
@@ -66,7 +67,7 @@ pub(crate) fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
         width,
         height,
         bytes: expected.into(),
-        limit: crate::MAX_IMAGE_BYTES,
+        limit: MAX_IMAGE_BYTES,
     })?;
     reject_dfd_ktx2_cannot_parse(bytes, &header)?;
 

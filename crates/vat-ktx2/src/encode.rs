@@ -2,11 +2,12 @@ use std::io::{Cursor, Seek, SeekFrom, Write};
 
 use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter, InBuffer, OutBuffer};
 
+use crate::error::Ktx2Error;
 use crate::layout::{
     image_byte_len, key_value_data, put_u32, put_u64, rgba16_unorm_dfd, HEADER_LEN, IDENTIFIER, LEVEL_INDEX_ENTRY_LEN,
     SUPERCOMPRESSION_ZSTD, TYPE_SIZE, VK_FORMAT_R16G16B16A16_UNORM,
 };
-use crate::{Ktx2Error, Ktx2Options, Rgba16Image};
+use crate::types::{Ktx2Options, Rgba16Image};
 
 pub(crate) fn encode_ktx2(image: &Rgba16Image, options: &Ktx2Options) -> Result<Vec<u8>, Ktx2Error> {
     let mut out = Cursor::new(Vec::new());

@@ -3,7 +3,7 @@
 //! data we write, and the bounds-checked parse of the fixed-size header that both
 //! the decoder and `read_header` start from.
 
-use crate::Ktx2Error;
+use crate::error::Ktx2Error;
 
 /// `VK_FORMAT_R16G16B16A16_UNORM`.
 pub const VK_FORMAT_R16G16B16A16_UNORM: u32 = 91;

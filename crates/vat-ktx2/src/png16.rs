@@ -3,8 +3,9 @@ use std::io::Cursor;
 use png::{BitDepth, ColorType, Compression, Filter, Transformations};
 
 use crate::encode::check_image;
+use crate::error::Ktx2Error;
 use crate::layout::{image_byte_len, MAX_IMAGE_BYTES};
-use crate::{Ktx2Error, Rgba16Image};
+use crate::types::Rgba16Image;
 
 pub(crate) fn encode_png16(image: &Rgba16Image) -> Result<Vec<u8>, Ktx2Error> {
     check_image(image)?;

@@ -5,14 +5,12 @@ use vat_model::Model;
 
 use crate::{sample_pose, world_matrices, Pose, Rig};
 
-pub use vat_model::DEGENERATE_NORMAL;
-
 /// Positions and normals of every point of the model for one pose, written into
 /// `positions` and `normals` (one entry per point of `model.points`).
 ///
 /// The evaluation of [`Rig::evaluate`] (morph targets, then skinning with up to
 /// eight influences or the part node's world matrix; normals through the
-/// inverse transpose), with normals normalised; see [`DEGENERATE_NORMAL`].
+/// inverse transpose), with normals normalised; see [`DEGENERATE_NORMAL`](vat_model::DEGENERATE_NORMAL).
 /// Influences naming a joint the skin does not have are skipped. Points that
 /// belong to no part are left untouched.
 ///
@@ -48,7 +46,7 @@ mod tests {
     use super::*;
     use crate::test_models::{part, skinned_point_model, trs_node, with_nodes};
     use glam::{Mat4, Quat};
-    use vat_model::{Local, Points, Trs, MAX_INFLUENCES};
+    use vat_model::{Local, Points, Trs, DEGENERATE_NORMAL, MAX_INFLUENCES};
 
     fn evaluate(model: &Model) -> (Vec<Vec3>, Vec<Vec3>) {
         let pose = sample_pose(model, None, 0.0);

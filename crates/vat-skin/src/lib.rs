@@ -78,11 +78,12 @@ mod test_models;
 use rayon::prelude::*;
 use vat_model::{Clip, Frames, Model};
 
-pub use deform::{bind_pose_positions, evaluate_pose, DEGENERATE_NORMAL};
+pub use deform::{bind_pose_positions, evaluate_pose};
 pub use hierarchy::world_matrices;
 pub use rig::{Rig, RowPose};
 pub use sample::{sample_channel, sample_pose, Pose};
 pub use size::{skeleton_size_ratio, spread};
+pub use vat_model::DEGENERATE_NORMAL;
 
 /// Evaluate a clip (`None` = rest pose) at the given times, one row each, into
 /// `Frames` of `times.len()` rows × `model.points.len()` points.

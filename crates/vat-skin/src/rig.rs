@@ -5,9 +5,9 @@
 use std::ops::Range;
 
 use glam::{Mat3A, Mat4, Vec3, Vec3A};
-use vat_model::{Clip, Model, Part, MAX_INFLUENCES};
+use vat_model::{Clip, Model, Part, DEGENERATE_NORMAL, MAX_INFLUENCES};
 
-use crate::{sample_pose, world_matrices, Pose, DEGENERATE_NORMAL};
+use crate::{sample_pose, world_matrices, Pose};
 
 /// A model ready for evaluation: every point's live influences (weight ≠ 0,
 /// joint inside its skin), in source order so blends sum in the same order as

@@ -14,7 +14,6 @@ use std::time::Instant;
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use vat_audit::{Baked, BakedClip, BakedTexture, Finding, Kind, SourceClip, SourceClips, TextureFacts};
 
 use crate::description::{self, Description};
@@ -43,9 +42,11 @@ const PNG_PREFIX: u64 = 33;
 /// One description's findings.
 #[derive(Clone, Debug, Serialize)]
 pub struct UnitReport {
+    /// The description file, as found under the audited paths.
     pub description: PathBuf,
     /// The source model the checks used, if one was found.
     pub source: Option<PathBuf>,
+    /// What the checks found wrong with this unit; empty when it is clean.
     pub findings: Vec<Finding>,
 }
 
@@ -54,9 +55,13 @@ pub struct UnitReport {
 pub struct AuditReport {
     /// "built-in", or the path of the --aliases table.
     pub aliases: String,
+    /// Description files audited.
     pub units: usize,
+    /// Units with at least one finding.
     pub units_with_findings: usize,
+    /// Findings over all units.
     pub findings: usize,
+    /// Wall time of the audit inside the process, in milliseconds.
     pub elapsed_ms: f64,
     /// Every unit, in path order; a clean unit has no findings.
     pub results: Vec<UnitReport>,
@@ -404,7 +409,7 @@ impl SourceDocument {
 /// the largest `max` of its channels' key-time accessors.
 fn read_source(path: &Path) -> Result<SourceDocument, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let sha256 = format!("{:x}", Sha256::digest(&bytes));
+    let sha256 = crate::description::sha256_hex(&bytes);
     let json = vat_gltf::document_json(path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint))?;
     let document: ClipsOfDocument =
         serde_json::from_slice(json).map_err(|e| format!("not a glTF 2.0 document: {e}"))?;

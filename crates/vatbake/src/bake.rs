@@ -8,12 +8,11 @@ use anyhow::{Context, Result};
 use glam::Vec3;
 use rayon::prelude::*;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use vat_bounds::Bounds;
 use vat_model::{Clip, ClipRows, Finding, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
-use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Source, Texture};
+use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Texture};
 use crate::error::{ms, Error};
 use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
@@ -41,32 +40,56 @@ pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
 /// How long each stage took, in milliseconds.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Timings {
+    /// Reading the file, parsing and validating the glTF, decoding its buffers.
     pub load: f64,
+    /// Clustering to the point budget; 0 when every point is baked.
     pub decimate: f64,
+    /// The rest pose, the size guard, and sampling every joint's matrix on every row.
     pub evaluate: f64,
+    /// Skinning every point on every row for its position alone, to find the bounds the
+    /// positions are quantized against; the loop check.
     pub bounds: f64,
     /// Measuring the decimation's error (evaluating the full model on the measured rows).
     pub measure: f64,
+    /// Skinning every point on every row in full into 16-bit texels, compressed into the
+    /// staged texture file as they are made.
     pub pack: f64,
+    /// Building the rest-pose mesh and the description.
     pub encode: f64,
+    /// Staging the rest-pose mesh and the description, and renaming all three files into place.
     pub write: f64,
+    /// The whole bake, from start to finish.
     pub total: f64,
 }
 
 /// What a bake did, for the summary line and `--json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct BakeReport {
+    /// Path of the description file written (`<name>.vat.json` in the output folder).
     pub description_file: PathBuf,
+    /// Every file written, renamed into place in the output folder.
     pub files: Vec<PathBuf>,
+    /// Points baked: one texture column each (before wrapping into bands).
     pub points: u32,
+    /// Rows of all clips stacked: the height of one band.
     pub rows: u32,
+    /// Clips baked.
     pub clips: usize,
+    /// Width of the texture in texels.
     pub width: u32,
+    /// Height of the texture in texels: bands × rows.
     pub height: u32,
+    /// Bands the columns wrap into; 1 when the points fit within the maximum width.
     pub bands: u32,
+    /// Size of the texture file as written (compressed), in bytes.
     pub texture_bytes: u64,
+    /// Size of the rest-pose mesh (GLB) in bytes.
     pub mesh_bytes: u64,
+    /// Size of the texels before compression, in bytes: width × height × 8 (RGBA, 16 bits
+    /// per channel).
     pub raw_texel_bytes: u64,
+    /// Largest position error the 16-bit encoding can make with these bounds, in model
+    /// units (the description's `positions.precision`).
     pub precision: f32,
     /// The evaluated mesh's size against its skeleton over the same in bind space
     /// (the size guard's figure); 1 for a well-formed rig in its bind pose.
@@ -77,10 +100,12 @@ pub struct BakeReport {
     /// covers every point, points no triangle used).
     #[serde(serialize_with = "crate::error::findings_json")]
     pub notes: Vec<Finding>,
+    /// How long each stage took, in milliseconds.
     pub timings_ms: Timings,
     /// What the user may want to act on: one per kind, each with a stable code.
     #[serde(serialize_with = "crate::error::findings_json")]
     pub warnings: Vec<Finding>,
+    /// The description as written; not part of the JSON summary.
     #[serde(skip)]
     pub description: Description,
 }
@@ -154,38 +179,136 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     run(settings, watch).map_err(|e| if watch.cancelled() { Error::cancelled() } else { Error::from(e) })
 }
 
+/// The bake: one call per stage, in order. Each stage is entered through the
+/// clock (the watch is told, or stops the bake) and timed into the report.
 fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let started = Instant::now();
-    let file = settings.input.as_path();
-    let mut timings = Timings::default();
-    let mut warnings = Vec::new();
-    let mut notes = Vec::new();
+    let mut clock = Clock { watch, timings: Timings::default() };
+    let mut found = Found::default();
 
-    // Load.
-    let at = Instant::now();
-    enter(watch, "load")?;
+    let source = clock.stage("load", || load(settings, &mut found))?;
+    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
+    let slots = slots::assign(
+        &clips,
+        &settings.aliases,
+        settings.clips.is_some(),
+        settings.strict,
+        &settings.input,
+        &mut found.warnings,
+    )?;
+    // Decimate once, on the bind pose, before anything is evaluated: every row is
+    // evaluated on the budgeted points. The source model stays, for the error.
+    let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;
+    found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
+    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
+    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
+    let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+    if let Some(first_set) = &source.first_influence_set {
+        report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
+    }
+    let decimation = clock.stage("measure", || {
+        Ok(decimation
+            .as_ref()
+            .filter(|d| d.decimated)
+            .map(|d| measure(&source.model, d, &posed.rig, &clips, &clip_rows, &posed.poses, &posed.entries, &bounds)))
+    })?;
+    let mut staged = Staged::new(&settings.out_dir);
+    let texture = clock.stage("pack", || pack(&posed, &layout, &bounds, settings, watch, &mut staged, &mut found))?;
+    drop(posed.poses);
+    let encoded = clock.stage("encode", || {
+        encode(&source, model, &posed.rest, posed.entries, &layout, &bounds, &texture, decimation.clone(), settings)
+    })?;
+    let files = clock.stage("write", || write(staged, &encoded, settings))?;
+    let mut timings = clock.timings;
+    timings.total = ms(started);
+
+    let description = encoded.description;
+    Ok(BakeReport {
+        description_file: settings.out_dir.join(settings.description_file()),
+        files,
+        points: description.points,
+        rows: description.rows,
+        clips: description.clips.len(),
+        width: description.texture.width,
+        height: description.texture.height,
+        bands: description.texture.bands,
+        texture_bytes: texture.bytes,
+        mesh_bytes: encoded.glb.len() as u64,
+        raw_texel_bytes: (layout.width * layout.height * 8) as u64,
+        precision: bounds.precision(),
+        size_ratio: posed.size_ratio,
+        decimation,
+        notes: found.notes,
+        timings_ms: timings,
+        warnings: found.warnings,
+        description,
+    })
+}
+
+/// Each stage entered through the watch and timed.
+struct Clock<'w> {
+    watch: &'w dyn Watch,
+    timings: Timings,
+}
+
+impl Clock<'_> {
+    /// Runs `work` as the stage `name`, its time in the field of that name.
+    fn stage<T>(&mut self, name: &'static str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        enter(self.watch, name)?;
+        let at = Instant::now();
+        let out = work();
+        let t = &mut self.timings;
+        let field = match name {
+            "load" => &mut t.load,
+            "decimate" => &mut t.decimate,
+            "evaluate" => &mut t.evaluate,
+            "bounds" => &mut t.bounds,
+            "measure" => &mut t.measure,
+            "pack" => &mut t.pack,
+            "encode" => &mut t.encode,
+            _ => &mut t.write,
+        };
+        *field = ms(at);
+        out
+    }
+}
+
+/// What the stages found: to act on, and for the record.
+#[derive(Default)]
+struct Found {
+    warnings: Vec<Finding>,
+    notes: Vec<Finding>,
+}
+
+/// The loaded source: the model (takes merged), what the loader knows of its
+/// influences, and the file's hash and size (its bytes are not kept).
+struct Source {
+    model: Model,
+    first_influence_set: Option<Vec<([u16; 4], [f32; 4])>>,
+    sha256: String,
+    bytes: u64,
+}
+
+/// Load: read, parse and validate the model; merge takes split per node.
+fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source> {
+    let file = settings.input.as_path();
     let source_bytes = vat_gltf::read_file(file)?;
     let options = vat_gltf::Options { scene: settings.scene, max_influences: settings.max_influences };
     let loaded = vat_gltf::load(file, &source_bytes, &options)?;
     let mut model = loaded.model;
-    warnings.extend(loaded.warnings);
+    found.warnings.extend(loaded.warnings);
     for finding in loaded.findings {
         // Influences cut to a number the user chose are what they asked for.
         match finding.code {
-            "influences-cut" if settings.max_influences.is_some() => notes.push(finding),
-            _ => warnings.push(finding),
+            "influences-cut" if settings.max_influences.is_some() => found.notes.push(finding),
+            _ => found.warnings.push(finding),
         }
     }
-    let first_influence_set = loaded.first_influence_set;
     // One take split into one animation per node becomes one clip again (vat_gltf::takes).
     let merged_notes;
     (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
-    notes.extend(merged_notes);
-    let sha256 = format!("{:x}", Sha256::digest(&source_bytes));
-    let source_len = source_bytes.len() as u64;
-    drop(source_bytes);
-    timings.load = ms(at);
-
+    found.notes.extend(merged_notes);
     if model.clips.is_empty() {
         return Err(Error::input(format!(
             "{}: the model has no animation clips, so there is nothing to bake; \
@@ -194,21 +317,17 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         ))
         .into());
     }
-    let clips = pick_clips(&model, &settings.clips, file)?;
-    let slots =
-        slots::assign(&clips, &settings.aliases, settings.clips.is_some(), settings.strict, file, &mut warnings)?;
+    Ok(Source {
+        model,
+        first_influence_set: loaded.first_influence_set,
+        sha256: description::sha256_hex(&source_bytes),
+        bytes: source_bytes.len() as u64,
+    })
+}
 
-    // Decimate once, on the bind pose, before anything is evaluated: every row is
-    // evaluated on the budgeted points. The source model stays, for the error.
-    let at = Instant::now();
-    enter(watch, "decimate")?;
-    let source = &model;
-    let decimation = decimate(source, settings, &mut warnings)?;
-    notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
-    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(source, |d| &d.model);
-    timings.decimate = ms(at);
-
-    // The texture's size is known before anything is evaluated: refuse one past the cap.
+/// Each clip's rows and the texture's layout, known before anything is evaluated:
+/// a texture past the cap is refused here.
+fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Result<(Vec<ClipRows>, Layout)> {
     let clip_rows: Vec<ClipRows> =
         clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
     let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
@@ -219,25 +338,41 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             "{}: the texture would have {texels} texels ({} points × {total_rows} rows), \
              more than the limit of {MAX_TEXELS} (1 GiB of RGBA16 texels); \
              lower --points, --max-frames or --fps, or bake fewer --clips",
-            file.display(),
+            settings.input.display(),
             model.points.len(),
         ))
         .into());
     }
+    Ok((clip_rows, layout))
+}
 
-    // Evaluate: the rest pose, and the pose of every row of every clip.
-    let at = Instant::now();
-    enter(watch, "evaluate")?;
+/// The evaluated model: its rig, rest pose, every row's pose and the clip entries.
+struct Posed<'m> {
+    rig: Rig<'m>,
+    rest: (Vec<Vec3>, Vec<Vec3>),
+    size_ratio: f32,
+    poses: Vec<RowPose>,
+    entries: Vec<ClipEntry>,
+}
+
+/// Evaluate: the rest pose (and the size guard on it), and the pose of every row of every clip.
+fn evaluate<'m>(
+    model: &'m Model,
+    clips: &[&Clip],
+    slots: Vec<Option<String>>,
+    clip_rows: &[ClipRows],
+    settings: &BakeSettings,
+) -> Result<Posed<'m>> {
     let rig = Rig::new(model);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
     rig.evaluate_normalized(&rig.pose(None, 0.0), &mut rest_positions, &mut rest_normals);
     let size_ratio = vat_skin::skeleton_size_ratio(model, &rest_positions);
-    size_guard(size_ratio, &rest_positions, settings.size_guard, file)?;
-    let poses = texels::row_poses(&rig, &clips, &clip_rows);
+    size_guard(size_ratio, &rest_positions, settings.size_guard, &settings.input)?;
+    let poses = texels::row_poses(&rig, clips, clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
     let mut row = 0u32;
-    for ((clip, slot), rows) in clips.iter().zip(slots).zip(&clip_rows) {
+    for ((clip, slot), rows) in clips.iter().zip(slots).zip(clip_rows) {
         entries.push(ClipEntry {
             name: clip.display_name(),
             source_index: clip.source_index as u32,
@@ -251,80 +386,117 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         });
         row += rows.rows;
     }
-    timings.evaluate = ms(at);
+    Ok(Posed { rig, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
+}
 
-    // Bounds over every row of every clip; a clip loops when its last row is back where its first was.
-    let at = Instant::now();
-    enter(watch, "bounds")?;
-    let bounds = texels::bounds(&rig, &poses).ok_or_else(|| {
+/// Bounds over every row of every clip; a clip loops when its last row is back where its first was.
+fn bounds_and_loops(
+    rig: &Rig,
+    poses: &[RowPose],
+    entries: &mut [ClipEntry],
+    settings: &BakeSettings,
+) -> Result<Bounds> {
+    let bounds = texels::bounds(rig, poses).ok_or_else(|| {
         Error::input(format!(
             "{}: the animation moves points to positions that are not finite numbers, or too far apart \
              for 32-bit floats (a joint or node transform overflows); check the model's scales and keyframes",
-            file.display()
+            settings.input.display()
         ))
     })?;
-    for entry in &mut entries {
-        let first = texels::positions(&rig, &poses[entry.row as usize]);
-        let last = texels::positions(&rig, &poses[(entry.row + entry.rows - 1) as usize]);
+    for entry in entries {
+        let first = texels::positions(rig, &poses[entry.row as usize]);
+        let last = texels::positions(rig, &poses[(entry.row + entry.rows - 1) as usize]);
         let gap = first.iter().zip(&last).map(|(a, b)| a.distance(*b)).fold(0.0, f32::max);
         entry.looping = entry.rows > 1 && gap <= LOOP_TOLERANCE * bounds.diagonal();
     }
-    timings.bounds = ms(at);
+    Ok(bounds)
+}
 
-    // Where points have more than four influences: how far a first-set-only runtime departs.
-    if let Some(first_set) = &first_influence_set {
-        let departure = first_set_departure(source, first_set, &clips, &clip_rows);
-        let fraction = departure / bounds.diagonal().max(f32::MIN_POSITIVE);
-        let baked = match settings.max_influences {
-            None => "all baked (the glTF rule)".to_string(),
-            Some(n) => format!("the strongest {n} baked (--max-influences)"),
-        };
-        let mut finding = Finding::new(
-            "first-set-departure",
-            format!(
-                "points have more than 4 joint influences, {baked}; a runtime that reads only JOINTS_0/WEIGHTS_0 \
-                 (three.js's SkinnedMesh) puts them up to {departure:.3e} ({:.3}% of the bounds diagonal) from this bake",
-                100.0 * fraction
-            ),
-        );
-        // Past the bake's own tolerance against three.js, it is worth acting on.
-        if fraction > 1e-4 {
-            if settings.max_influences.is_none() {
-                finding = finding.advice("--max-influences 4 bakes what a runtime limited to four influences shows");
-            }
-            warnings.push(finding);
-        } else {
-            notes.push(finding);
+/// Where points have more than four influences: how far a first-set-only runtime departs.
+fn report_first_set(
+    source: &Model,
+    first_set: &[([u16; 4], [f32; 4])],
+    clips: &[&Clip],
+    clip_rows: &[ClipRows],
+    bounds: &Bounds,
+    settings: &BakeSettings,
+    found: &mut Found,
+) {
+    let departure = first_set_departure(source, first_set, clips, clip_rows);
+    let fraction = departure / bounds.diagonal().max(f32::MIN_POSITIVE);
+    let baked = match settings.max_influences {
+        None => "all baked (the glTF rule)".to_string(),
+        Some(n) => format!("the strongest {n} baked (--max-influences)"),
+    };
+    let mut finding = Finding::new(
+        "first-set-departure",
+        format!(
+            "points have more than 4 joint influences, {baked}; a runtime that reads only JOINTS_0/WEIGHTS_0 \
+             (three.js's SkinnedMesh) puts them up to {departure:.3e} ({:.3}% of the bounds diagonal) from this bake",
+            100.0 * fraction
+        ),
+    );
+    // Past the bake's own tolerance against three.js, it is worth acting on.
+    if fraction > 1e-4 {
+        if settings.max_influences.is_none() {
+            finding = finding.advice("--max-influences 4 bakes what a runtime limited to four influences shows");
         }
+        found.warnings.push(finding);
+    } else {
+        found.notes.push(finding);
     }
+}
 
-    // The decimation's error, on a sample of the rows.
-    let at = Instant::now();
-    enter(watch, "measure")?;
-    let decimation = decimation.as_ref().filter(|d| d.decimated).map(|d| {
-        let (error, rows_measured) = decimation_error(source, &rig, &clips, &clip_rows, &poses, &entries);
-        let diagonal = bounds.diagonal();
-        let fraction = |distance: f32| if diagonal > 0.0 { distance / diagonal } else { 0.0 };
-        description::Decimation {
-            source_points: source.points.len() as u32,
-            points: model.points.len() as u32,
-            source_triangles: source.triangles.len() as u32,
-            cell_size: d.cell_size,
-            max_error: error.max,
-            mean_error: error.mean,
-            max_error_fraction: fraction(error.max),
-            mean_error_fraction: fraction(error.mean),
-            rows_measured: rows_measured as u32,
-        }
-    });
-    timings.measure = ms(at);
+/// Measure: the decimation's error against the full model, on a sample of the rows.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    source: &Model,
+    decimated: &vat_decimate::Decimation,
+    rig: &Rig,
+    clips: &[&Clip],
+    clip_rows: &[ClipRows],
+    poses: &[RowPose],
+    entries: &[ClipEntry],
+    bounds: &Bounds,
+) -> description::Decimation {
+    let (error, rows_measured) = decimation_error(source, rig, clips, clip_rows, poses, entries);
+    let diagonal = bounds.diagonal();
+    let fraction = |distance: f32| if diagonal > 0.0 { distance / diagonal } else { 0.0 };
+    description::Decimation {
+        source_points: source.points.len() as u32,
+        points: rig.model().points.len() as u32,
+        source_triangles: source.triangles.len() as u32,
+        cell_size: decimated.cell_size,
+        max_error: error.max,
+        mean_error: error.mean,
+        max_error_fraction: fraction(error.max),
+        mean_error_fraction: fraction(error.mean),
+        rows_measured: rows_measured as u32,
+    }
+}
 
-    // Pack: every row evaluated again, in full, straight into texels, compressed
-    // into the staged texture file as they come.
-    let at = Instant::now();
-    enter(watch, "pack")?;
+/// The staged texture: its file name, size and how it is stored.
+struct PackedTexture {
+    name: String,
+    bytes: u64,
+    container: &'static str,
+    supercompression: &'static str,
+}
+
+/// Pack: every row evaluated again, in full, straight into texels, compressed into
+/// the staged texture file as they come.
+fn pack(
+    posed: &Posed,
+    layout: &Layout,
+    bounds: &Bounds,
+    settings: &BakeSettings,
+    watch: &dyn Watch,
+    staged: &mut Staged,
+    found: &mut Found,
+) -> Result<PackedTexture> {
+    let model = posed.rig.model();
     if layout.bands > 1 {
-        notes.push(Finding::new(
+        found.notes.push(Finding::new(
             "bands",
             format!(
                 "{} points exceed --max-width {}: the columns wrap into {} bands of {} (the description's texture.bands)",
@@ -335,11 +507,11 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             ),
         ));
     }
-    let mut staged = Staged::new(&settings.out_dir);
     let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
-    let (texture_bytes, texture_name, container, supercompression) = match settings.texture_format {
+    let name = settings.texture_file();
+    let container = settings.texture_format.container();
+    match settings.texture_format {
         TextureFormat::Ktx2 => {
-            let name = format!("{}.vat.ktx2", settings.name);
             let options = vat_ktx2::Ktx2Options {
                 zstd_level: settings.zstd_level,
                 writer: GENERATOR.to_string(),
@@ -351,7 +523,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
                     let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
                     let (mut done, row_len) = (0, layout.width * 4);
                     watch.rows(0, layout.height);
-                    texels::stream_texels(&rig, &poses, &layout, &bounds, |rows| {
+                    texels::stream_texels(&posed.rig, &posed.poses, layout, bounds, |rows| {
                         writer.write_rows(rows)?;
                         done += rows.len() / row_len;
                         watch.rows(done, layout.height);
@@ -365,40 +537,54 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
                     Ok(())
                 })
                 .map_err(output)?;
-            (bytes, name, settings.texture_format.container(), "zstd")
+            Ok(PackedTexture { name, bytes, container, supercompression: "zstd" })
         }
         TextureFormat::Png => {
-            warnings.push(
+            found.warnings.push(
                 Finding::new(
                     "png-texture",
                     "--texture-format png: browsers' image decoders reduce a 16-bit PNG to 8 bits",
                 )
                 .advice("ship the KTX2 unless a tool can read nothing else"),
             );
-            let texels = texels::texels(&rig, &poses, &layout, &bounds);
+            let texels = texels::texels(&posed.rig, &posed.poses, layout, bounds);
             let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
             let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
-            let name = format!("{}.vat.png", settings.name);
             staged.write(&name, &png).map_err(output)?;
-            (png.len() as u64, name, settings.texture_format.container(), "none")
+            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none" })
         }
-    };
-    drop(poses);
-    timings.pack = ms(at);
+    }
+}
 
-    // Encode the rest mesh and the description.
-    let at = Instant::now();
-    enter(watch, "encode")?;
-    let mesh_name = format!("{}.rest.glb", settings.name);
-    let description_name = settings.description_file();
+/// The rest mesh and the description, encoded.
+struct Encoded {
+    glb: Vec<u8>,
+    description: Description,
+    description_json: Vec<u8>,
+}
+
+/// Encode: the rest mesh (its bounds cover every row) and the description.
+#[allow(clippy::too_many_arguments)]
+fn encode(
+    source: &Source,
+    model: &Model,
+    rest: &(Vec<Vec3>, Vec<Vec3>),
+    entries: Vec<ClipEntry>,
+    layout: &Layout,
+    bounds: &Bounds,
+    texture: &PackedTexture,
+    decimation: Option<description::Decimation>,
+    settings: &BakeSettings,
+) -> Result<Encoded> {
+    let (rest_positions, rest_normals) = rest;
     let rest_bounds = Bounds::from_points(rest_positions.iter().copied());
     let glb = rest_mesh::write_glb(&RestMesh {
         name: &settings.name,
         generator: GENERATOR,
         model,
-        positions: &rest_positions,
-        normals: &rest_normals,
-        layout: &layout,
+        positions: rest_positions,
+        normals: rest_normals,
+        layout,
         bounds_min: bounds.min().min(rest_bounds.min()),
         bounds_max: bounds.max().max(rest_bounds.max()),
     })
@@ -407,25 +593,25 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         format: description::FORMAT.into(),
         format_version: description::FORMAT_VERSION,
         generator: GENERATOR.into(),
-        source: Source {
-            file: file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            sha256,
-            bytes: source_len,
+        source: description::Source {
+            file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            sha256: source.sha256.clone(),
+            bytes: source.bytes,
         },
         settings: settings.recorded(),
         axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
         points: layout.points as u32,
         rows: layout.rows as u32,
         texture: Texture {
-            file: texture_name.clone(),
-            container: container.into(),
+            file: texture.name.clone(),
+            container: texture.container.into(),
             vk_format: vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM,
             format: "R16G16B16A16_UNORM".into(),
-            supercompression: supercompression.into(),
+            supercompression: texture.supercompression.into(),
             width: layout.width as u32,
             height: layout.height as u32,
             bands: layout.bands as u32,
-            bytes: texture_bytes,
+            bytes: texture.bytes,
         },
         positions: Positions {
             channels: "rgb".into(),
@@ -440,46 +626,25 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             max_error_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES,
         },
         mesh: Mesh {
-            file: mesh_name.clone(),
+            file: settings.mesh_file(),
             points: model.points.len() as u32,
             triangles: model.triangles.len() as u32,
         },
-        decimation: decimation.clone(),
+        decimation,
         clips: entries,
     };
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
     description_json.push(b'\n');
-    timings.encode = ms(at);
+    Ok(Encoded { glb, description, description_json })
+}
 
-    // Write: the other two files staged, then all three renamed together.
-    let at = Instant::now();
-    enter(watch, "write")?;
-    staged.write(&mesh_name, &glb).map_err(output)?;
-    staged.write(&description_name, &description_json).map_err(output)?;
-    let files = staged.commit().map_err(output)?;
-    timings.write = ms(at);
-    timings.total = ms(started);
-
-    Ok(BakeReport {
-        description_file: settings.out_dir.join(&description_name),
-        files,
-        points: description.points,
-        rows: description.rows,
-        clips: description.clips.len(),
-        width: description.texture.width,
-        height: description.texture.height,
-        bands: description.texture.bands,
-        texture_bytes,
-        mesh_bytes: glb.len() as u64,
-        raw_texel_bytes: (layout.width * layout.height * 8) as u64,
-        precision: bounds.precision(),
-        size_ratio,
-        decimation,
-        notes,
-        timings_ms: timings,
-        warnings,
-        description,
-    })
+/// Write: the rest mesh and the description staged beside the texture, then all
+/// three renamed into place together.
+fn write(mut staged: Staged, encoded: &Encoded, settings: &BakeSettings) -> Result<Vec<PathBuf>> {
+    let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
+    staged.write(&settings.mesh_file(), &encoded.glb).map_err(output)?;
+    staged.write(&settings.description_file(), &encoded.description_json).map_err(output)?;
+    Ok(staged.commit().map_err(output)?)
 }
 
 /// Zstandard worker threads for one texture: the pool's threads (at most 8) when

@@ -20,16 +20,23 @@ pub struct Description {
     pub format_version: u32,
     /// The tool and version that wrote the file, e.g. "vatbake 0.1.0".
     pub generator: String,
+    /// The source model: its file name, SHA-256 and size.
     pub source: Source,
+    /// The settings the bake ran with.
     pub settings: Settings,
+    /// The coordinate system of the decoded positions and normals.
     pub axes: Axes,
     /// Points of the baked model: one texture column each (before wrapping into bands).
     pub points: u32,
     /// Rows of all clips stacked: the height of one band.
     pub rows: u32,
+    /// The texture file and its shape.
     pub texture: Texture,
+    /// How the RGB channels decode to positions.
     pub positions: Positions,
+    /// How the alpha channel decodes to a normal.
     pub normals: Normals,
+    /// The rest-pose mesh whose TEXCOORD_1 addresses the texture.
     pub mesh: Mesh,
     /// How the source was decimated to the baked points, and what it cost; null
     /// when every source point was baked.
@@ -115,7 +122,9 @@ pub struct Texture {
     pub format: String,
     /// "zstd" for KTX2 with Zstandard supercompression, "none" otherwise.
     pub supercompression: String,
+    /// Width in texels: one column per point, `ceil(points / bands)` with several bands.
     pub width: u32,
+    /// Height in texels: `bands · rows`.
     pub height: u32,
     /// Bands the columns are wrapped into; 1 when the points fit in one row of texels.
     /// More bands share the columns evenly: `width = ceil(points / bands)`.
@@ -162,6 +171,7 @@ pub struct Mesh {
     pub file: String,
     /// Points that map to texture columns (the GLB adds two unreferenced bounds corners after them).
     pub points: u32,
+    /// Triangles of the rest-pose mesh.
     pub triangles: u32,
 }
 
@@ -199,7 +209,7 @@ pub struct Decimation {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ClipEntry {
-    /// The source clip's name ("animation_<n>" when it has none).
+    /// The source clip's name (`animation_<n>` when it has none).
     pub name: String,
     /// Index of the animation in the source file (the first one, for a merged take).
     pub source_index: u32,
@@ -230,4 +240,11 @@ pub fn schema_json() -> String {
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema always serializes");
     text.push('\n');
     text
+}
+
+/// SHA-256 of `bytes` as lowercase hex: how the description records the source's and
+/// the alias table's hashes, and how they are compared.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(bytes))
 }

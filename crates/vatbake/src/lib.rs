@@ -21,6 +21,8 @@
 //! # Ok::<(), vatbake::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod bake;
 pub mod description;

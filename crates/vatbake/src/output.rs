@@ -50,6 +50,7 @@ pub struct Staged {
 }
 
 impl Staged {
+    /// Nothing staged yet, for the output folder `dir`.
     pub fn new(dir: &Path) -> Self {
         Staged { dir: dir.to_path_buf(), files: Vec::new() }
     }

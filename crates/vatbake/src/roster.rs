@@ -14,7 +14,6 @@ use std::time::Instant;
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use vat_audit::{Finding, Kind};
 
@@ -37,7 +36,9 @@ const PATH_KEYS: &[&str] = &["aliases"];
 /// One unit to bake: its name, its source and its bake settings.
 #[derive(Clone, Debug)]
 pub struct Unit {
+    /// The unit's name: a plain file name, used for its output folder and the stem of its files.
     pub name: String,
+    /// The source model, resolved against the roster file's folder.
     pub source: PathBuf,
     /// Bake settings from the roster's defaults and the unit's own keys, or why they
     /// cannot be read (an unknown key, a value of the wrong type): that unit fails alone.
@@ -47,8 +48,11 @@ pub struct Unit {
 /// A parsed roster file.
 #[derive(Clone, Debug)]
 pub struct Roster {
+    /// The roster file itself.
     pub file: PathBuf,
+    /// Output folder; each unit is baked into `<output>/<name>/`.
     pub output: PathBuf,
+    /// Every unit of the roster, each glob expanded to one unit per match.
     pub units: Vec<Unit>,
 }
 
@@ -216,16 +220,25 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
 /// What happened to one unit.
 #[derive(Clone, Debug, Serialize)]
 pub struct UnitResult {
+    /// The unit's name.
     pub name: String,
+    /// The unit's source model.
     pub source: PathBuf,
     /// "baked", "skipped" (unchanged) or "failed".
     pub status: &'static str,
+    /// Points baked; null when the unit failed.
     pub points: Option<u32>,
+    /// Rows of all its clips stacked; null when the unit failed.
     pub rows: Option<u32>,
+    /// Size of the texture file in bytes; null when the unit failed.
     pub texture_bytes: Option<u64>,
+    /// Size of the rest-pose mesh (GLB) in bytes; null when the unit failed.
     pub mesh_bytes: Option<u64>,
+    /// Wall time spent on the unit (baking it, or finding it up to date), in milliseconds.
     pub ms: f64,
+    /// Why the unit failed; null unless the status is "failed".
     pub error: Option<String>,
+    /// The bake's warnings; empty for a skipped or failed unit.
     #[serde(serialize_with = "crate::error::findings_json")]
     pub warnings: Vec<vat_model::Finding>,
 }
@@ -233,23 +246,33 @@ pub struct UnitResult {
 /// The roster's outcome, for the summary and `--json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct RosterReport {
+    /// The roster file.
     pub roster: PathBuf,
+    /// The output folder the units were baked into.
     pub output: PathBuf,
+    /// What happened to each unit of this run (only the shard's, with a shard), sorted by name.
     pub units: Vec<UnitResult>,
+    /// Units baked in this run.
     pub baked: usize,
+    /// Units skipped because their last bake was up to date.
     pub skipped: usize,
+    /// Units that failed.
     pub failed: usize,
     /// Texture and mesh bytes of every unit in this run (baked or skipped): the roster's weight.
     pub total_texture_bytes: u64,
+    /// Rest-pose mesh bytes of every unit in this run (baked or skipped).
     pub total_mesh_bytes: u64,
     /// Folders in the output that hold a bake of a unit no longer in the roster (never deleted).
     pub stale_outputs: Vec<String>,
+    /// Wall time of the whole run, in milliseconds.
     pub ms: f64,
 }
 
 /// Options of one roster run.
 pub struct RunOptions {
+    /// Units baked at once (`--jobs`); `None`: one per core.
     pub jobs: Option<usize>,
+    /// Rebake units even when their last bake is up to date (`--force`).
     pub force: bool,
     /// (K, N): bake the K-th of N deterministic shards, 1-based.
     pub shard: Option<(usize, usize)>,
@@ -359,7 +382,7 @@ fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
         let settings = unit.settings(output)?;
         if !force {
             if let Ok(bytes) = std::fs::read(&settings.input) {
-                if let Some(description) = up_to_date(&settings, &format!("{:x}", Sha256::digest(&bytes))) {
+                if let Some(description) = up_to_date(&settings, &crate::description::sha256_hex(&bytes)) {
                     return Ok(Done::Skipped(Box::new(description), settings.out_dir));
                 }
             }

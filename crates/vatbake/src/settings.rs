@@ -15,7 +15,9 @@ pub const DEFAULT_POINTS: u32 = 4000;
 /// The point budget of a bake.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PointBudget {
+    /// Bake every point of the source (`--points all`).
     All,
+    /// Decimate to at most this many points (at least 1).
     Count(u32),
 }
 
@@ -76,21 +78,33 @@ impl TextureFormat {
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
+    /// The model to bake: a `.glb`, or a `.gltf` with its external files.
     pub input: PathBuf,
+    /// Output folder, created if missing; nothing is written outside it.
     pub out_dir: PathBuf,
     /// Stem of the output files.
     pub name: String,
+    /// Rows per second each clip is sampled at.
     pub fps: f32,
+    /// Cap on rows per clip; a longer clip is resampled over the same duration.
     pub max_frames: Option<u32>,
+    /// Widest texture allowed, in texels; more points wrap into bands.
     pub max_width: u32,
+    /// The point budget: how many points the source is decimated to.
     pub points: PointBudget,
     /// The budget was given (`--points`): one that cannot keep every uv island is
     /// refused. The default is raised to the fewest points that keep them.
     pub points_given: bool,
+    /// Clips to bake by name, in this order; `None`: every clip, in source order.
     pub clips: Option<Vec<String>>,
+    /// Zstandard level of the texture's supercompression.
     pub zstd_level: i32,
+    /// The texture's file format.
     pub texture_format: TextureFormat,
+    /// Index of the scene to bake; `None`: the file's default scene.
     pub scene: Option<usize>,
+    /// Refuse a model that comes out far from the size its skeleton gives it
+    /// (off with `--no-size-guard`).
     pub size_guard: bool,
     /// Joint influences kept per point; `None`: every one the file has (up to 8).
     pub max_influences: Option<usize>,
@@ -106,6 +120,16 @@ impl BakeSettings {
     /// The description's file name, `<name>.vat.json`.
     pub fn description_file(&self) -> String {
         format!("{}.vat.json", self.name)
+    }
+
+    /// The texture's file name, `<name>.vat.ktx2` (or `.vat.png`).
+    pub fn texture_file(&self) -> String {
+        format!("{}.vat.{}", self.name, self.texture_format.container())
+    }
+
+    /// The rest mesh's file name, `<name>.rest.glb`.
+    pub fn mesh_file(&self) -> String {
+        format!("{}.rest.glb", self.name)
     }
 
     /// The settings as the description file records them.

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
 use vat_audit::{AliasTable, Verdict, BUILTIN_TABLE};
 use vat_model::{Clip, Finding};
 
@@ -13,6 +12,7 @@ use crate::error::Error;
 /// The alias table in use, and where it came from.
 #[derive(Clone, Debug)]
 pub struct Aliases {
+    /// The slots, and the clip names each one accepts.
     pub table: AliasTable,
     /// `None` for the built-in table.
     pub file: Option<PathBuf>,
@@ -57,7 +57,7 @@ impl Aliases {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
+    crate::description::sha256_hex(bytes)
 }
 
 fn quoted(names: &[String]) -> String {
