@@ -288,7 +288,6 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// folder first holds a small bake of the same model under the same names.
 #[cfg(unix)]
 fn interrupt_bake(signal: &str, earlier: bool) {
-    use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let model = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
@@ -304,30 +303,13 @@ fn interrupt_bake(signal: &str, earlier: bool) {
     // Every CesiumMan point at 240 rows a second, its 19 animations kept apart, and
     // zstd level 22: many seconds in the texture stage, which writes its temporary
     // file from its first chunk on.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
         .args(["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "--points", "all"])
         .args(["--fps", "240", "--zstd-level", "22", "--no-merge-clips"])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    let temp_file = || {
-        std::fs::read_dir(&out)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-    };
-    while !temp_file() {
-        assert!(started.elapsed() < Duration::from_secs(60), "{signal}: no temporary file appeared");
-        assert!(child.try_wait().unwrap().is_none(), "{signal}: the bake ended before it could be interrupted");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let kill = std::process::Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
-    assert!(kill.unwrap().success());
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
-    assert!(stderr(&output).contains("interrupted; unfinished files removed"), "{}", stderr(&output));
+    common::interrupt_while_staging(child, &out, signal);
     let left: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(left.len(), before.len(), "{signal}: the folder holds {left:?}");
     assert!(snapshot(&out) == before, "{signal}: the earlier files changed");

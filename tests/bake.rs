@@ -459,7 +459,7 @@ fn more_than_four_influences_are_baked_and_the_first_set_departure_reported() {
     assert_eq!(findings(&report, "warnings"), []);
     let notes = findings(&report, "notes");
     assert!(notes.iter().any(|(code, m)| code == "first-set-departure" && m.contains("up to 0.000e0")), "{notes:?}");
-    assert!(notes.iter().any(|(code, m)| code == "influences-cut" && m.starts_with("1576 points")), "{notes:?}");
+    assert!(!notes.iter().any(|(code, _)| code == "influences-cut"), "the cut asked for is not reported: {notes:?}");
     let description: Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("two-weight-sets.vat.json")).unwrap()).unwrap();
     assert_eq!(description["settings"]["max_influences"], 4);

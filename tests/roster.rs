@@ -483,7 +483,6 @@ fn a_quiet_roster_prints_nothing() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_roster_leaves_only_whole_bakes() {
-    use std::time::{Duration, Instant};
     for signal in ["TERM", "HUP"] {
         let dir = tempfile::tempdir().unwrap();
         std::fs::copy(fixture("SimpleSkin/SimpleSkin.gltf"), dir.path().join("simple.gltf")).unwrap();
@@ -499,30 +498,13 @@ fn an_interrupted_roster_leaves_only_whole_bakes() {
         )
         .unwrap();
         let out = dir.path().join("out");
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
             .args(["roster", file.to_str().unwrap(), "--jobs", "1"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let started = Instant::now();
-        let temp_in_slow = || {
-            std::fs::read_dir(out.join("b_slow"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-        };
-        while !temp_in_slow() {
-            assert!(started.elapsed() < Duration::from_secs(120), "{signal}: no temporary file appeared");
-            assert!(child.try_wait().unwrap().is_none(), "{signal}: the roster ended before it could be interrupted");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let kill = std::process::Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
-        assert!(kill.unwrap().success());
-        let output = child.wait_with_output().unwrap();
-        assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
-        assert!(stderr(&output).contains("interrupted; unfinished files removed"), "{}", stderr(&output));
+        common::interrupt_while_staging(child, &out.join("b_slow"), signal);
         let slow: Vec<_> = std::fs::read_dir(out.join("b_slow")).unwrap().flatten().map(|e| e.file_name()).collect();
         assert!(slow.is_empty(), "{signal}: left behind in the unit in progress: {slow:?}");
         let mut finished: Vec<_> = std::fs::read_dir(out.join("a_simple"))

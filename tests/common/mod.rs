@@ -44,3 +44,29 @@ pub fn read_ktx2(path: &Path) -> (ktx2::Header, Vec<u16>) {
     let texels = raw.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
     (header, texels)
 }
+
+/// Waits until a temporary file (`*.tmp`) appears in `dir` (the bake is writing),
+/// sends `signal` (TERM, HUP, INT) with the `kill` command, and returns the output
+/// after checking the documented interrupt: exit 130 and its one message.
+pub fn interrupt_while_staging(mut child: std::process::Child, dir: &Path, signal: &str) -> Output {
+    use std::time::{Duration, Instant};
+    let started = Instant::now();
+    let staging = || {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !staging() {
+        assert!(started.elapsed() < Duration::from_secs(120), "{signal}: no temporary file appeared");
+        assert!(child.try_wait().unwrap().is_none(), "{signal}: the process ended before it could be interrupted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status();
+    assert!(kill.unwrap().success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{signal}: {}", stderr(&output));
+    assert!(stderr(&output).contains("interrupted; unfinished files removed"), "{}", stderr(&output));
+    output
+}

@@ -28,7 +28,9 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    pub fn findings(&self) -> Vec<Finding> {
+    /// One finding per kind. Influences cut are reported only when the cut was not
+    /// asked for (`cut_unasked`: no `max_influences` given, so past the 8 kept).
+    pub fn findings(&self, cut_unasked: bool) -> Vec<Finding> {
         let mut findings = Vec::new();
         if self.off_sum_points > 0 {
             findings.push(
@@ -42,7 +44,7 @@ impl Tally {
                 .advice("the exporter should normalize the weights; the bake is right either way"),
             );
         }
-        if self.cut_points > 0 {
+        if self.cut_points > 0 && cut_unasked {
             findings.push(
                 Finding::new(
                     "influences-cut",
@@ -162,7 +164,8 @@ mod tests {
         assert_eq!(two.joints[0][..2], [4, 0]);
         assert!((two.weights[0][0] - 0.4 / 0.7).abs() < 1e-6);
         assert_eq!(tally.cut_points, 1);
-        assert!(tally.findings()[0].message.starts_with("1 points have more than 2 joint influences"));
+        assert!(tally.findings(true)[0].message.starts_with("1 points have more than 2 joint influences"));
+        assert!(tally.findings(false).is_empty(), "a cut the caller asked for is no finding");
     }
 
     #[test]
@@ -176,7 +179,7 @@ mod tests {
         assert!((combined.weights[1][0] - 0.7 / 1.3).abs() < 1e-6);
         assert_eq!(tally.off_sum_points, 2);
         assert!((tally.worst_sum - 1.3).abs() < 1e-6);
-        let findings = tally.findings();
+        let findings = tally.findings(true);
         assert_eq!(findings[0].code, "weights-renormalized");
         assert_eq!(
             findings[0].message,

@@ -96,10 +96,9 @@ pub struct Options {
 pub struct Loaded {
     /// The model, as floats.
     pub model: Model,
-    /// What the loader worked around (one finding per occurrence).
+    /// What the loader worked around: one finding per occurrence, and the joint
+    /// influences' once for the whole model.
     pub warnings: Vec<Finding>,
-    /// Found about the joint influences, once for the whole model.
-    pub findings: Vec<Finding>,
     /// Where some point has weight past its first set (JOINTS_1/WEIGHTS_1 and on):
     /// each point's first set alone, renormalized, as a runtime that reads only
     /// JOINTS_0/WEIGHTS_0 skins it (three.js's SkinnedMesh). Unskinned points
@@ -179,7 +178,8 @@ pub fn load(file: &Path, bytes: &[u8], options: &Options) -> Result<Loaded, Load
     model.clips = load_clips(&reader, &model, &mut warnings)?;
     model.materials = materials::carry(file, &json, container.bin, &reader.buffers, &mut warnings);
     let first_influence_set = (tally.beyond_first_set > 0).then_some(first_set);
-    Ok(Loaded { model, warnings, findings: tally.findings(), first_influence_set })
+    warnings.extend(tally.findings(options.max_influences.is_none()));
+    Ok(Loaded { model, warnings, first_influence_set })
 }
 
 /// The influence settings and what they came to, through the parts.

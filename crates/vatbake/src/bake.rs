@@ -267,7 +267,8 @@ impl Clock<'_> {
             "measure" => &mut t.measure,
             "pack" => &mut t.pack,
             "encode" => &mut t.encode,
-            _ => &mut t.write,
+            "write" => &mut t.write,
+            other => unreachable!("the bake has no stage named {other}"),
         };
         *field = ms(at);
         out
@@ -298,13 +299,6 @@ fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source> {
     let loaded = vat_gltf::load(file, &source_bytes, &options)?;
     let mut model = loaded.model;
     found.warnings.extend(loaded.warnings);
-    for finding in loaded.findings {
-        // Influences cut to a number the user chose are what they asked for.
-        match finding.code {
-            "influences-cut" if settings.max_influences.is_some() => found.notes.push(finding),
-            _ => found.warnings.push(finding),
-        }
-    }
     // One take split into one animation per node becomes one clip again (vat_gltf::takes).
     let merged_notes;
     (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);

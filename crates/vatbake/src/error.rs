@@ -48,10 +48,11 @@ impl Error {
     }
 }
 
-impl From<anyhow::Error> for Error {
-    /// An [`Error`] inside stays what it is; a loader error is an input error;
-    /// anything else (a file that cannot be written) is an output error.
-    fn from(error: anyhow::Error) -> Self {
+impl Error {
+    /// What any error that reaches a caller is: an [`Error`] inside stays what it
+    /// is; a loader error is an input error; anything else (a file that cannot be
+    /// written) is an output error.
+    pub fn classify(error: &anyhow::Error) -> Self {
         if let Some(e) = error.downcast_ref::<Error>() {
             return e.clone();
         }
@@ -59,6 +60,13 @@ impl From<anyhow::Error> for Error {
             return Error::input(e.to_string());
         }
         Error::output(format!("{error:#}"))
+    }
+}
+
+impl From<anyhow::Error> for Error {
+    /// See [`Error::classify`].
+    fn from(error: anyhow::Error) -> Self {
+        Error::classify(&error)
     }
 }
 

@@ -20,13 +20,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// The exit code and one-paragraph message for any error that reaches the edge:
 /// the library's error kinds map to codes here and only here.
 pub fn classify(error: &anyhow::Error) -> (u8, String) {
-    let error = match error.downcast_ref::<vatbake::Error>() {
-        Some(e) => e.clone(),
-        None => match error.downcast_ref::<vat_gltf::LoadError>() {
-            Some(e) => vatbake::Error::input(e.to_string()),
-            None => vatbake::Error::output(format!("{error:#}")),
-        },
-    };
+    let error = vatbake::Error::classify(error);
     let code = match error.kind {
         vatbake::ErrorKind::Usage => EXIT_USAGE,
         vatbake::ErrorKind::Input => EXIT_INPUT,
