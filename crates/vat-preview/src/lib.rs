@@ -46,6 +46,11 @@ pub use sheet::{contact_sheet, pick_rows, Cell, Clip, Sheet, SheetOptions};
 pub use text::{text_width, LINE_HEIGHT};
 pub use texture::{normal_texture_image, position_texture_image};
 
+/// The README's example, compiled with the doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// The largest width or height of any picture this crate makes, in pixels.
 pub const MAX_SIDE: u32 = 32_768;
 /// The largest number of pixels of any picture this crate makes (256 MiB of RGBA).
@@ -265,6 +270,31 @@ impl Image {
         }
         let i = (y as usize * self.width as usize + x as usize) * 4;
         self.pixels.get(i..i + 4).map(|p| [p[0], p[1], p[2], p[3]])
+    }
+
+    /// The picture enlarged `factor` times on each side, each pixel becoming a
+    /// `factor × factor` square (for a small texture picture). Errors when `factor` is
+    /// zero or the result too large.
+    ///
+    /// ```
+    /// let image = vat_preview::Image::filled(2, 1, [9, 9, 9, 255])?.scaled(3)?;
+    /// assert_eq!((image.width, image.height), (6, 3));
+    /// # Ok::<(), vat_preview::Error>(())
+    /// ```
+    pub fn scaled(&self, factor: u32) -> Result<Image, Error> {
+        let (width, height) = (self.width as u64 * factor as u64, self.height as u64 * factor as u64);
+        check_size(width, height)?;
+        let mut pixels = Vec::with_capacity((width * height * 4) as usize);
+        for y in 0..height {
+            let row = (y / factor as u64) as usize * self.width as usize * 4;
+            for x in 0..self.width as usize {
+                let p = &self.pixels[row + x * 4..row + x * 4 + 4];
+                for _ in 0..factor {
+                    pixels.extend_from_slice(p);
+                }
+            }
+        }
+        Ok(Image { width: width as u32, height: height as u32, pixels })
     }
 
     /// Sets the pixel at (`x`, `y`); does nothing outside the picture.

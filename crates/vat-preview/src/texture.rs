@@ -99,6 +99,16 @@ mod tests {
     }
 
     #[test]
+    fn a_small_texture_picture_scales_up_pixel_by_pixel() {
+        let texels = [65_535, 0, 0, 0, 0, 65_535, 0, 0];
+        let image = position_texture_image(&texels, 2, 1).unwrap().scaled(4).unwrap();
+        assert_eq!((image.width, image.height), (8, 4));
+        assert_eq!(image.pixel(3, 3), Some([255, 0, 0, 255]));
+        assert_eq!(image.pixel(4, 0), Some([0, 255, 0, 255]));
+        assert!(matches!(image.scaled(0), Err(Error::Size { .. })));
+    }
+
+    #[test]
     fn wrong_lengths_and_sizes_are_errors() {
         assert!(matches!(position_texture_image(&[0; 7], 1, 2), Err(Error::TextureSize { len: 7, .. })));
         assert!(matches!(normal_texture_image(&[], 0, 0), Err(Error::Size { .. })));
