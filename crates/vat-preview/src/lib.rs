@@ -112,6 +112,16 @@ pub enum Error {
         /// Height given.
         height: u32,
     },
+    /// An [`Image`] whose pixel bytes are not `width × height × 4`.
+    #[error("{len} bytes are not the pixels of a {width}x{height} RGBA picture")]
+    PixelCount {
+        /// Bytes given.
+        len: usize,
+        /// Width given.
+        width: u32,
+        /// Height given.
+        height: u32,
+    },
     /// The PNG encoder failed.
     #[error("PNG encoding failed: {0}")]
     Png(#[from] png::EncodingError),
@@ -282,6 +292,7 @@ impl Image {
     /// # Ok::<(), vat_preview::Error>(())
     /// ```
     pub fn scaled(&self, factor: u32) -> Result<Image, Error> {
+        self.check()?;
         let (width, height) = (self.width as u64 * factor as u64, self.height as u64 * factor as u64);
         check_size(width, height)?;
         let mut pixels = Vec::with_capacity((width * height * 4) as usize);
@@ -295,6 +306,15 @@ impl Image {
             }
         }
         Ok(Image { width: width as u32, height: height as u32, pixels })
+    }
+
+    /// Errors unless the size is allowed and the bytes are four per pixel.
+    fn check(&self) -> Result<(), Error> {
+        check_size(self.width as u64, self.height as u64)?;
+        if self.pixels.len() as u64 != self.width as u64 * self.height as u64 * 4 {
+            return Err(Error::PixelCount { len: self.pixels.len(), width: self.width, height: self.height });
+        }
+        Ok(())
     }
 
     /// Sets the pixel at (`x`, `y`); does nothing outside the picture.
@@ -339,6 +359,7 @@ impl Image {
     /// # Ok::<(), vat_preview::Error>(())
     /// ```
     pub fn to_png(&self) -> Result<Vec<u8>, Error> {
+        self.check()?;
         encode::png(self)
     }
 }

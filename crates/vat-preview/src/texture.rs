@@ -106,6 +106,9 @@ mod tests {
         assert_eq!(image.pixel(3, 3), Some([255, 0, 0, 255]));
         assert_eq!(image.pixel(4, 0), Some([0, 255, 0, 255]));
         assert!(matches!(image.scaled(0), Err(Error::Size { .. })));
+        let broken = Image { width: 3, height: 3, pixels: vec![0; 5] };
+        assert!(matches!(broken.scaled(2), Err(Error::PixelCount { len: 5, width: 3, height: 3 })));
+        assert!(matches!(broken.to_png(), Err(Error::PixelCount { .. })));
     }
 
     #[test]
