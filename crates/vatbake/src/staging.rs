@@ -1,12 +1,14 @@
-//! Writing results: every file goes to a temporary name inside the output folder
-//! and is renamed into place only once all of a bake's files are complete, so a
-//! failure never leaves a half-written or mismatched set behind.
+//! Staging: the all-or-nothing writer of a bake's files. Every file goes to a
+//! temporary name inside the bake's folder and is renamed into place only once all
+//! of the bake's files are complete, so a failure never leaves a half-written or
+//! mismatched set behind.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use vat_description::check_file_name;
 
 /// The temporary files of every bake in this process that are being written or
 /// wait to be renamed: what an interrupt has to clean up.
@@ -33,16 +35,6 @@ pub fn remove_unfinished() -> usize {
     files.iter().filter(|file| fs::remove_file(file).is_ok()).count()
 }
 
-/// A file name that cannot leave the folder it is joined to.
-pub fn check_file_name(name: &str) -> Result<()> {
-    let ok =
-        !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0']) && !name.starts_with('.');
-    if !ok {
-        bail!("\"{name}\" is not a plain file name: use letters, digits, '-', '_' or '.', with no folder separators");
-    }
-    Ok(())
-}
-
 /// Files staged for one bake.
 pub struct Staged {
     dir: PathBuf,
@@ -50,18 +42,18 @@ pub struct Staged {
 }
 
 impl Staged {
-    /// Nothing staged yet, for the output folder `dir`.
+    /// Nothing staged yet, for the bake's folder `dir`.
     pub fn new(dir: &Path) -> Self {
         Staged { dir: dir.to_path_buf(), files: Vec::new() }
     }
 
-    /// Writes `bytes` to a temporary file beside `name` in the output folder.
+    /// Writes `bytes` to a temporary file beside `name` in the bake's folder.
     pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
         self.write_with(name, |file| Ok(file.write_all(bytes)?))?;
         Ok(())
     }
 
-    /// Lets `write` fill a temporary file beside `name` in the output folder, and
+    /// Lets `write` fill a temporary file beside `name` in the bake's folder, and
     /// returns the file's length. On an error the temporary file is removed.
     pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut fs::File) -> Result<()>) -> Result<u64> {
         check_file_name(name)?;
