@@ -12,6 +12,11 @@ if ! command -v zstd >/dev/null; then
 fi
 VAT_REQUIRE_ZSTD=1 cargo test --workspace --locked
 
+# Every crate packages on its own (metadata, readme, and no file from outside its folder,
+# such as the alias table vat-audit embeds): what a publish would upload, not built
+# (about 15 seconds). The build-script example is not published.
+cargo package --no-verify --allow-dirty --locked --workspace --exclude vatbake-example-build-rs --quiet
+
 cargo build -p vatbake --locked --quiet
 export VATBAKE_BIN="$PWD/target/debug/vatbake"
 

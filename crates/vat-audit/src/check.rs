@@ -3,6 +3,9 @@
 //! here touches the disk.
 
 use serde::Serialize;
+use vat_description::{ClipEntry, Description};
+use vat_ktx2::{TextureFile, TextureHeader};
+use vat_model::{ClipRows, Layout};
 
 use crate::assign::{assign, Verdict};
 use crate::table::AliasTable;
@@ -12,63 +15,6 @@ use crate::table::AliasTable;
 pub const DURATION_TOLERANCE_S: f64 = 1e-3;
 /// The relative tolerance that goes with [`DURATION_TOLERANCE_S`].
 pub const DURATION_TOLERANCE_FRACTION: f64 = 1e-4;
-
-/// What a description file says about one bake (the fields the audit needs).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Baked {
-    /// SHA-256 of the source file's bytes at bake time, lowercase hex.
-    pub source_sha256: String,
-    /// `settings.clips`: the clips the bake was asked for, or `None` for all.
-    pub clips_asked: Option<Vec<String>>,
-    /// Points of the baked mesh: one texture column each.
-    pub points: u32,
-    /// Rows of all clips (one band's height).
-    pub rows: u32,
-    /// The texture as the description records it.
-    pub texture: BakedTexture,
-    /// The baked clips, in row order.
-    pub clips: Vec<BakedClip>,
-}
-
-/// The texture fields of a description file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BakedTexture {
-    /// File name, relative to the description.
-    pub file: String,
-    /// "ktx2" or "png".
-    pub container: String,
-    /// `vkFormat` of the texels (91: RGBA16 UNORM).
-    pub vk_format: u32,
-    /// "zstd" or "none".
-    pub supercompression: String,
-    /// Width in texels.
-    pub width: u32,
-    /// Height in texels.
-    pub height: u32,
-    /// Bands the points are wrapped into.
-    pub bands: u32,
-    /// File size in bytes.
-    pub bytes: u64,
-}
-
-/// One clip entry of a description file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BakedClip {
-    /// The clip's baked name.
-    pub name: String,
-    /// Index of the animation in the source file.
-    pub source_index: u32,
-    /// The game slot the clip fills, if any.
-    pub slot: Option<String>,
-    /// First row of the clip within a band.
-    pub row: u32,
-    /// Number of rows.
-    pub rows: u32,
-    /// Seconds from the first row to the last.
-    pub duration: f64,
-    /// Rows per second.
-    pub rate: f64,
-}
 
 /// The source model's clips, as its glTF JSON gives them, after the bake's merging
 /// of takes split per node (its `merge_clips` setting) is applied.
@@ -109,32 +55,8 @@ pub enum TextureFacts {
     Missing,
     /// The file is there but its header cannot be read; the reason.
     Unreadable(String),
-    /// A KTX 2.0 file's header.
-    Ktx2 {
-        /// `vkFormat`.
-        vk_format: u32,
-        /// Width in texels.
-        width: u32,
-        /// Height in texels.
-        height: u32,
-        /// `supercompressionScheme` (0 none, 2 Zstandard).
-        supercompression_scheme: u32,
-        /// File size in bytes.
-        bytes: u64,
-    },
-    /// A PNG file's header.
-    Png {
-        /// Width in pixels.
-        width: u32,
-        /// Height in pixels.
-        height: u32,
-        /// Bits per channel.
-        bit_depth: u8,
-        /// PNG colour type (6: RGBA).
-        colour_type: u8,
-        /// File size in bytes.
-        bytes: u64,
-    },
+    /// The file's header and size (`vat_ktx2::read_texture_header`).
+    Read(TextureFile),
 }
 
 /// The kinds of finding, as they appear in JSON (`snake_case`) and text (spaces).
@@ -270,33 +192,17 @@ fn short_hash(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
-/// The description agreeing with itself: each clip's rows, rate and duration, and the
-/// rows, clips, bands and texture size together.
-pub fn check_description(baked: &Baked) -> Vec<Finding> {
+/// The description agreeing with itself and with the bake's rules: each clip's rows,
+/// rate and duration against the row rule ([`ClipRows`]) at the recorded fps and
+/// frame cap, and the rows, clips, bands and texture size against the layout
+/// ([`Layout`]) at the recorded `max_width`.
+pub fn check_description(description: &Description) -> Vec<Finding> {
     let mut findings = Vec::new();
     let hand_edited =
         "the description disagrees with itself (edited by hand, or written by a broken tool): re-bake the unit";
-    for clip in &baked.clips {
-        let problem = if clip.rows == 0 {
-            Some("has 0 rows".to_string())
-        } else if !(clip.duration > 0.0 && clip.duration.is_finite()) {
-            Some(format!("has duration {} s; it must be greater than 0", clip.duration))
-        } else if !(clip.rate > 0.0 && clip.rate.is_finite()) {
-            Some(format!("has rate {} rows/s; it must be greater than 0", clip.rate))
-        } else if clip.rows > 1 {
-            // Row k is at time k / rate, and the last row is at the clip's end.
-            let spanned = (clip.rows - 1) as f64 / clip.rate;
-            let tolerance = 1e-4 * clip.duration + 1e-5;
-            ((spanned - clip.duration).abs() > tolerance).then(|| {
-                format!(
-                    "has {} rows at {:.4} rows/s, which span {:.4} s, but its duration is {:.4} s",
-                    clip.rows, clip.rate, spanned, clip.duration
-                )
-            })
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
+    let settings = &description.settings;
+    for clip in &description.clips {
+        if let Some(problem) = clip_problem(clip, settings.fps, settings.max_frames) {
             findings.push(
                 Finding::new(Kind::InconsistentClip, format!("clip \"{}\" {problem}", clip.name), hand_edited)
                     .clip(&clip.name),
@@ -306,7 +212,7 @@ pub fn check_description(baked: &Baked) -> Vec<Finding> {
 
     let mut layout = Vec::new();
     let mut expected_row = 0u64;
-    for clip in &baked.clips {
+    for clip in &description.clips {
         if clip.row as u64 != expected_row {
             layout.push(format!(
                 "clip \"{}\" starts at row {}, where row {} was expected",
@@ -315,16 +221,24 @@ pub fn check_description(baked: &Baked) -> Vec<Finding> {
         }
         expected_row = clip.row as u64 + clip.rows as u64;
     }
-    if expected_row != baked.rows as u64 {
-        layout.push(format!("the clips end at row {expected_row}, but rows is {}", baked.rows));
+    if expected_row != description.rows as u64 {
+        layout.push(format!("the clips end at row {expected_row}, but rows is {}", description.rows));
     }
-    let t = &baked.texture;
-    if t.height as u64 != t.bands as u64 * baked.rows as u64 {
-        layout.push(format!("texture height {} is not bands × rows = {} × {}", t.height, t.bands, baked.rows));
-    }
-    let columns = t.width as u64 * t.bands as u64;
-    if columns < baked.points as u64 || (t.bands > 1 && columns - (t.width as u64) >= baked.points as u64) {
-        layout.push(format!("{} points do not fill {} band(s) of {} columns", baked.points, t.bands, t.width));
+    let t = &description.texture;
+    let rule = Layout::new(description.points as usize, description.rows as usize, settings.max_width as usize);
+    if (t.width as usize, t.height as usize, t.bands as usize) != (rule.width, rule.height, rule.bands) {
+        layout.push(format!(
+            "the texture is {}×{} in {} band(s), but {} points on {} rows at most {} wide are {}×{} in {}",
+            t.width,
+            t.height,
+            t.bands,
+            description.points,
+            description.rows,
+            settings.max_width,
+            rule.width,
+            rule.height,
+            rule.bands
+        ));
     }
     if !layout.is_empty() {
         findings.push(Finding::new(Kind::InconsistentLayout, layout.join("; "), hand_edited));
@@ -332,27 +246,60 @@ pub fn check_description(baked: &Baked) -> Vec<Finding> {
     findings
 }
 
+/// What is wrong with a clip's rows, rate and duration, if anything: they must be
+/// positive, and be what the row rule makes of the duration at `fps` (capped at
+/// `max_frames`); a single row (a single pose, or a cap of 1) is at `fps` rows/s.
+fn clip_problem(clip: &ClipEntry, fps: f32, max_frames: Option<u32>) -> Option<String> {
+    let (duration, rate) = (f64::from(clip.duration), f64::from(clip.rate));
+    if clip.rows == 0 {
+        return Some("has 0 rows".to_string());
+    }
+    if !(duration > 0.0 && duration.is_finite()) {
+        return Some(format!("has duration {duration} s; it must be greater than 0"));
+    }
+    if !(rate > 0.0 && rate.is_finite()) {
+        return Some(format!("has rate {rate} rows/s; it must be greater than 0"));
+    }
+    let fps = f64::from(fps);
+    if clip.rows == 1 {
+        return ((rate - fps).abs() > 1e-4 * fps)
+            .then(|| format!("is one row at {rate:.4} rows/s, but a single row is at the bake's {fps} fps"));
+    }
+    let rule = ClipRows::new(clip.duration, fps as f32, max_frames);
+    if clip.rows != rule.rows {
+        let cap = max_frames.map(|m| format!(" capped at {m}")).unwrap_or_default();
+        return Some(format!(
+            "has {} rows, but a {duration:.4} s clip at {fps} fps{cap} gets {} (round(duration × fps) + 1)",
+            clip.rows, rule.rows
+        ));
+    }
+    // Row k is at time k / rate, and the last row is at the clip's end.
+    let spanned = (clip.rows - 1) as f64 / rate;
+    let tolerance = 1e-4 * duration + 1e-5;
+    ((spanned - duration).abs() > tolerance).then(|| {
+        format!(
+            "has {} rows at {rate:.4} rows/s, which span {spanned:.4} s, but its duration is {duration:.4} s",
+            clip.rows
+        )
+    })
+}
+
 /// The texture file against what the description says of it.
 ///
 /// ```
-/// use vat_audit::{check_texture, Baked, BakedTexture, Kind, TextureFacts};
-/// let texture = BakedTexture {
-///     file: "unit.vat.ktx2".into(),
-///     container: "ktx2".into(),
-///     vk_format: 91,
-///     supercompression: "zstd".into(),
-///     width: 2,
-///     height: 1,
-///     bands: 1,
-///     bytes: 300,
-/// };
-/// let baked = Baked { source_sha256: String::new(), clips_asked: None, points: 2, rows: 1, texture, clips: vec![] };
-/// let found = TextureFacts::Ktx2 { vk_format: 91, width: 2, height: 1, supercompression_scheme: 2, bytes: 300 };
-/// assert!(check_texture(&baked, &found).is_empty());
-/// assert_eq!(check_texture(&baked, &TextureFacts::Missing)[0].kind, Kind::TextureMissing);
+/// use vat_audit::{check_texture, Kind, TextureFacts};
+/// use vat_ktx2::{TextureFile, TextureHeader};
+/// let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../vat-description/tests/Fox.vat.json"))?;
+/// let description: vat_description::Description = serde_json::from_str(&json)?;
+/// let t = &description.texture;
+/// let header = TextureHeader::Ktx2 { vk_format: 91, width: t.width, height: t.height, supercompression_scheme: 2 };
+/// let found = TextureFacts::Read(TextureFile { header, bytes: t.bytes });
+/// assert!(check_texture(&description, &found).is_empty());
+/// assert_eq!(check_texture(&description, &TextureFacts::Missing)[0].kind, Kind::TextureMissing);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
-    let t = &baked.texture;
+pub fn check_texture(description: &Description, facts: &TextureFacts) -> Vec<Finding> {
+    let t = &description.texture;
     let rebake =
         "the texture does not belong to this description (replaced, or left from another bake): re-bake the unit";
     let mut differences = Vec::new();
@@ -362,7 +309,7 @@ pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
             differences.push(format!("{what} {found} (the description says {described})"));
         }
     }
-    match facts {
+    let file = match facts {
         TextureFacts::Missing => {
             return vec![Finding::new(
                 Kind::TextureMissing,
@@ -377,7 +324,10 @@ pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
                 rebake,
             )]
         }
-        TextureFacts::Ktx2 { vk_format, width, height, supercompression_scheme, bytes } => {
+        TextureFacts::Read(file) => file,
+    };
+    match &file.header {
+        TextureHeader::Ktx2 { vk_format, width, height, supercompression_scheme } => {
             if t.container != "ktx2" {
                 differences.push(format!("container ktx2 (the description says {})", t.container));
             }
@@ -392,9 +342,8 @@ pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
             if scheme != t.supercompression {
                 differences.push(format!("supercompression {scheme} (the description says {})", t.supercompression));
             }
-            differs(&mut differences, "size in bytes", t.bytes, *bytes);
         }
-        TextureFacts::Png { width, height, bit_depth, colour_type, bytes } => {
+        TextureHeader::Png { width, height, bit_depth, colour_type } => {
             if t.container != "png" {
                 differences.push(format!("container png (the description says {})", t.container));
             }
@@ -404,9 +353,9 @@ pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
                 differences
                     .push(format!("PNG bit depth {bit_depth}, colour type {colour_type} (16-bit RGBA is 16, 6)"));
             }
-            differs(&mut differences, "size in bytes", t.bytes, *bytes);
         }
     }
+    differs(&mut differences, "size in bytes", t.bytes, file.bytes);
     if differences.is_empty() {
         return Vec::new();
     }
@@ -414,14 +363,14 @@ pub fn check_texture(baked: &Baked, facts: &TextureFacts) -> Vec<Finding> {
 }
 
 /// The bake against its source model's clips, and the slots against the alias table.
-pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> Vec<Finding> {
+pub fn check_source(baked: &Description, source: &SourceClips, table: &AliasTable) -> Vec<Finding> {
     let mut findings = Vec::new();
-    if !source.sha256.eq_ignore_ascii_case(&baked.source_sha256) {
+    if !source.sha256.eq_ignore_ascii_case(&baked.source.sha256) {
         findings.push(Finding::new(
             Kind::StaleSource,
             format!(
                 "the source changed since the bake (sha256 {}… then, {}… now)",
-                short_hash(&baked.source_sha256),
+                short_hash(&baked.source.sha256),
                 short_hash(&source.sha256)
             ),
             REBAKE,
@@ -430,7 +379,7 @@ pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> 
 
     let source_names: Vec<String> = source.clips.iter().map(SourceClip::display_name).collect();
     // The source clip at a baked clip's source index (merged takes make the two lists differ).
-    let at_index = |clip: &BakedClip| source.clips.iter().position(|c| c.source_index == clip.source_index as usize);
+    let at_index = |clip: &ClipEntry| source.clips.iter().position(|c| c.source_index == clip.source_index as usize);
     // Each baked clip's source clip: by name (an unnamed clip's name carries its index).
     let matched: Vec<Option<usize>> = baked
         .clips
@@ -475,7 +424,8 @@ pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> 
             );
         } else if source_duration > 0.0 {
             let tolerance = DURATION_TOLERANCE_S.max(DURATION_TOLERANCE_FRACTION * source_duration);
-            if (clip.duration - source_duration).abs() > tolerance {
+            let baked_duration = f64::from(clip.duration);
+            if (baked_duration - source_duration).abs() > tolerance {
                 findings.push(
                     Finding::new(
                         Kind::DurationMismatch,
@@ -483,9 +433,9 @@ pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> 
                             "clip \"{}\" lasts {:.3} s in the source but {:.3} s in the bake, so it would play {:.2}× too {}",
                             clip.name,
                             source_duration,
-                            clip.duration,
-                            (source_duration / clip.duration).max(clip.duration / source_duration),
-                            if clip.duration < source_duration { "fast" } else { "slow" }
+                            baked_duration,
+                            (source_duration / baked_duration).max(baked_duration / source_duration),
+                            if baked_duration < source_duration { "fast" } else { "slow" }
                         ),
                         REBAKE,
                     )
@@ -495,7 +445,7 @@ pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> 
         }
     }
 
-    if baked.clips_asked.is_none() {
+    if baked.settings.clips.is_none() {
         for (index, name) in source_names.iter().enumerate() {
             if !matched.contains(&Some(index)) {
                 findings.push(
@@ -515,7 +465,7 @@ pub fn check_source(baked: &Baked, source: &SourceClips, table: &AliasTable) -> 
 }
 
 fn check_slots(
-    baked: &Baked,
+    baked: &Description,
     source: &SourceClips,
     source_names: &[String],
     matched: &[Option<usize>],
@@ -606,7 +556,7 @@ fn looks_unnamed(name: &str) -> bool {
     name.strip_prefix("animation_").is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn no_slots(baked: &Baked, unnamed: bool) -> Finding {
+fn no_slots(baked: &Description, unnamed: bool) -> Finding {
     let names: Vec<String> = baked.clips.iter().take(6).map(|c| format!("\"{}\"", c.name)).collect();
     let more = if baked.clips.len() > 6 { format!(" and {} more", baked.clips.len() - 6) } else { String::new() };
     Finding::new(
@@ -621,7 +571,7 @@ fn no_slots(baked: &Baked, unnamed: bool) -> Finding {
 }
 
 /// The checks that need only the description: when the source cannot be found.
-pub fn check_without_source(baked: &Baked) -> Vec<Finding> {
+pub fn check_without_source(baked: &Description) -> Vec<Finding> {
     if !baked.clips.is_empty() && baked.clips.iter().all(|c| c.slot.is_none()) {
         vec![no_slots(baked, baked.clips.iter().all(|c| looks_unnamed(&c.name)))]
     } else {
@@ -633,43 +583,20 @@ pub fn check_without_source(baked: &Baked) -> Vec<Finding> {
 mod tests {
     use super::*;
 
-    fn fox() -> (Baked, SourceClips) {
-        let clip = |name: &str, index: u32, slot: &str, row: u32, rows: u32, duration: f64| BakedClip {
-            name: name.into(),
-            source_index: index,
-            slot: Some(slot.into()),
-            row,
-            rows,
-            duration,
-            rate: (rows - 1) as f64 / duration,
-        };
-        let baked = Baked {
-            source_sha256: "d97044e701822bac".into(),
-            clips_asked: None,
-            points: 1728,
-            rows: 162,
-            texture: BakedTexture {
-                file: "Fox.vat.ktx2".into(),
-                container: "ktx2".into(),
-                vk_format: 91,
-                supercompression: "zstd".into(),
-                width: 1728,
-                height: 162,
-                bands: 1,
-                bytes: 979_528,
-            },
-            clips: vec![
-                clip("Survey", 0, "idle", 0, 104, 3.4166667),
-                clip("Walk", 1, "walk", 104, 22, 0.7083333),
-                clip("Run", 2, "run", 126, 36, 1.1583333),
-            ],
-        };
+    /// The Fox as `vatbake bake fixtures/Fox/Fox.glb` describes it, and its source's clips.
+    fn fox() -> (Description, SourceClips) {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../vat-description/tests/Fox.vat.json");
+        let baked: Description = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let source = SourceClips {
-            sha256: "d97044e701822bac".into(),
-            clips: [("Survey", 3.4166667), ("Walk", 0.7083333), ("Run", 1.1583333)]
-                .into_iter()
-                .enumerate()
-                .map(|(i, (n, d))| SourceClip { name: Some(n.into()), source_index: i, duration: Some(d) })
+            sha256: baked.source.sha256.clone(),
+            clips: baked
+                .clips
+                .iter()
+                .map(|c| SourceClip {
+                    name: Some(c.name.clone()),
+                    source_index: c.source_index as usize,
+                    duration: Some(f64::from(c.duration)),
+                })
                 .collect(),
         };
         (baked, source)
@@ -679,14 +606,14 @@ mod tests {
         findings.iter().map(|f| f.kind).collect()
     }
 
-    fn texture_of(baked: &Baked) -> TextureFacts {
-        TextureFacts::Ktx2 {
+    fn texture_of(baked: &Description) -> TextureFacts {
+        let header = TextureHeader::Ktx2 {
             vk_format: 91,
             width: baked.texture.width,
             height: baked.texture.height,
             supercompression_scheme: 2,
-            bytes: baked.texture.bytes,
-        }
+        };
+        TextureFacts::Read(TextureFile { header, bytes: baked.texture.bytes })
     }
 
     #[test]
@@ -746,7 +673,36 @@ mod tests {
         baked.clips[1].duration = 0.0;
         let findings = check_description(&baked);
         assert_eq!(kinds(&findings), [Kind::InconsistentClip, Kind::InconsistentClip]);
+        assert_eq!(findings[0].message, "clip \"Walk\" has duration 0 s; it must be greater than 0");
         assert!(findings[1].message.contains("span 1.1667 s, but its duration is 1.1583 s"), "{}", findings[1].message);
+
+        // The row rule: 1.1583 s at 30 fps is round(34.75) + 1 = 36 rows, not 40.
+        let (mut baked, _) = fox();
+        baked.clips[2].rows = 40;
+        baked.clips[2].rate = 39.0 / baked.clips[2].duration;
+        baked.rows = 166;
+        baked.texture.height = 166;
+        let findings = check_description(&baked);
+        assert_eq!(kinds(&findings), [Kind::InconsistentClip]);
+        assert_eq!(
+            findings[0].message,
+            "clip \"Run\" has 40 rows, but a 1.1583 s clip at 30 fps gets 36 (round(duration × fps) + 1)"
+        );
+        // Capped at 10 rows by --max-frames, the same clip is consistent at 10.
+        baked.settings.max_frames = Some(10);
+        baked.clips[2].rows = 10;
+        baked.clips[2].rate = 9.0 / baked.clips[2].duration;
+        assert!(check_description(&baked).iter().all(|f| f.clip.as_deref() != Some("Run")));
+        // A single row is at the bake's fps.
+        let (mut baked, _) = fox();
+        baked.clips[0].rows = 1;
+        baked.clips[0].rate = 24.0;
+        let findings = check_description(&baked);
+        assert_eq!(
+            findings[0].message,
+            "clip \"Survey\" is one row at 24.0000 rows/s, but a single row is at the bake's 30 fps"
+        );
+
         let (mut baked, _) = fox();
         baked.rows = 160;
         baked.texture.height = 200;
@@ -754,22 +710,42 @@ mod tests {
         assert_eq!(kinds(&findings), [Kind::InconsistentLayout]);
         assert_eq!(
             findings[0].message,
-            "the clips end at row 162, but rows is 160; texture height 200 is not bands × rows = 1 × 160"
+            "the clips end at row 162, but rows is 160; the texture is 1728×200 in 1 band(s), \
+             but 1728 points on 160 rows at most 16384 wide are 1728×160 in 1"
         );
+        // The bands the layout makes at the recorded max_width, and no others.
+        let (mut baked, _) = fox();
+        baked.settings.max_width = 1000;
+        let findings = check_description(&baked);
+        assert_eq!(
+            findings[0].message,
+            "the texture is 1728×162 in 1 band(s), but 1728 points on 162 rows at most 1000 wide are 864×324 in 2"
+        );
+        (baked.texture.width, baked.texture.height, baked.texture.bands) = (864, 324, 2);
+        assert_eq!(check_description(&baked), []);
     }
 
     #[test]
     fn texture_header_against_the_description() {
         let (baked, _) = fox();
         assert_eq!(kinds(&check_texture(&baked, &TextureFacts::Missing)), [Kind::TextureMissing]);
-        let wrong =
-            TextureFacts::Ktx2 { vk_format: 97, width: 1000, height: 324, supercompression_scheme: 0, bytes: 5 };
-        let findings = check_texture(&baked, &wrong);
+        let header = TextureHeader::Ktx2 { vk_format: 97, width: 1000, height: 324, supercompression_scheme: 0 };
+        let findings = check_texture(&baked, &TextureFacts::Read(TextureFile { header, bytes: 5 }));
         assert_eq!(
             findings[0].message,
-            "the texture Fox.vat.ktx2 has width 1000 (the description says 1728), height 324 (the description says 162), \
-             vkFormat 97 (the description says 91), supercompression none (the description says zstd), \
-             size in bytes 5 (the description says 979528)"
+            format!(
+                "the texture Fox.vat.ktx2 has width 1000 (the description says 1728), height 324 (the description \
+                 says 162), vkFormat 97 (the description says 91), supercompression none (the description says \
+                 zstd), size in bytes 5 (the description says {})",
+                baked.texture.bytes
+            )
+        );
+        let header = TextureHeader::Png { width: 1728, height: 162, bit_depth: 8, colour_type: 6 };
+        let findings = check_texture(&baked, &TextureFacts::Read(TextureFile { header, bytes: baked.texture.bytes }));
+        assert_eq!(
+            findings[0].message,
+            "the texture Fox.vat.ktx2 has container png (the description says ktx2), PNG bit depth 8, colour type 6 \
+             (16-bit RGBA is 16, 6)"
         );
     }
 
@@ -778,14 +754,16 @@ mod tests {
         // The seed's bake: fragment matching left death empty, the source calls it "Dead".
         let (mut baked, mut source) = fox();
         source.clips.push(SourceClip { name: Some("Dead".into()), source_index: 3, duration: Some(1.0) });
-        baked.clips.push(BakedClip {
+        baked.clips.push(ClipEntry {
             name: "Dead".into(),
             source_index: 3,
+            merged_from: Vec::new(),
             slot: None,
             row: 162,
             rows: 31,
             duration: 1.0,
             rate: 30.0,
+            looping: false,
         });
         let findings = check_source(&baked, &source, &AliasTable::builtin());
         assert_eq!(kinds(&findings), [Kind::EmptySlot]);

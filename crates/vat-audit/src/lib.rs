@@ -3,7 +3,7 @@
 //! What it does:
 //! - [`AliasTable`]: the game's slots and the clip names each accepts, an `ignore`
 //!   list and a `fallback` slot, read from TOML ([`AliasTable::parse`]); the built-in
-//!   table is `assets/aliases.toml` ([`AliasTable::builtin`]).
+//!   table is `aliases.toml` in this crate, linked as `assets/aliases.toml` ([`AliasTable::builtin`]).
 //! - [`normalize`]: a clip or alias name to lowercase words (separators, camelCase,
 //!   rig prefixes such as `Armature|` and `mixamo.com`, trailing numbers).
 //! - [`assign`]: a unit's clip names to slots, by whole words, never substrings; one
@@ -12,17 +12,23 @@
 //!   belongs to, found by an independent check ([`plausible`]: stemming and edit
 //!   distance, not the table's matcher).
 //! - The audit's checks ([`check_description`], [`check_texture`], [`check_source`],
-//!   [`check_without_source`]): plain data about a bake ([`Baked`]), its source's
-//!   clips ([`SourceClips`]) and its texture header ([`TextureFacts`]) in,
-//!   [`Finding`]s out, each with what to do.
+//!   [`check_without_source`]): plain data about a bake (its
+//!   [`Description`](vat_description::Description), as read from the file), its
+//!   source's clips ([`SourceClips`]) and its texture header ([`TextureFacts`]) in,
+//!   [`Finding`]s out, each with what to do. The description is checked against the
+//!   bake's own rules, not copies of them: `vat-model`'s row rule
+//!   ([`ClipRows`](vat_model::ClipRows)) and texture [`Layout`](vat_model::Layout).
 //!
 //! What it does not: read files, parse glTF or KTX2, or know the command line. The
-//! `vatbake` binary reads the description, the source's JSON and the texture header,
-//! and prints the findings. docs/AUDIT.md describes the rules for people.
+//! `vatbake` library reads the description, the source's JSON (`vat_gltf::Summary`)
+//! and the texture header (`vat_ktx2::read_texture_header`), and the binary prints
+//! the findings. docs/AUDIT.md describes the rules for people.
 //!
-//! Dependencies: no crate of this workspace, not even `vat-model`; only `serde`,
-//! `thiserror` and `toml`. It must not depend on the stage crates, on a glTF or
-//! KTX2 reader, or on `vatbake`: the audit works on plain data the caller extracts.
+//! Dependencies: of this workspace, only plain data: `vat-description` (the file's
+//! types), `vat-model` (the row rule and the layout) and `vat-ktx2`'s header types
+//! (never its readers: nothing here does I/O); besides, `serde`, `thiserror` and
+//! `toml`. It must not depend on `vat-gltf` or the other stage crates, or on
+//! `vatbake`: the audit works on plain data the caller extracts.
 //!
 //! ```
 //! use vat_audit::{assign, AliasTable};
@@ -56,8 +62,8 @@ mod table;
 
 pub use assign::{assign, Assignment, Duplicate, PlausibleMiss, Verdict};
 pub use check::{
-    check_description, check_source, check_texture, check_without_source, Baked, BakedClip, BakedTexture, Finding,
-    Kind, SourceClip, SourceClips, TextureFacts, DURATION_TOLERANCE_FRACTION, DURATION_TOLERANCE_S,
+    check_description, check_source, check_texture, check_without_source, Finding, Kind, SourceClip, SourceClips,
+    TextureFacts, DURATION_TOLERANCE_FRACTION, DURATION_TOLERANCE_S,
 };
 pub use normalize::normalize;
 pub use plausible::Evidence;

@@ -7,8 +7,9 @@ use serde::Deserialize;
 
 use crate::normalize::normalize;
 
-/// The built-in table, `assets/aliases.toml`: the one copy, read by the bake and the audit.
-pub const BUILTIN_TABLE: &str = include_str!("../../../assets/aliases.toml");
+/// The built-in table, `crates/vat-audit/aliases.toml` (also reachable as `assets/aliases.toml`,
+/// a symbolic link): the one copy, read by the bake and the audit.
+pub const BUILTIN_TABLE: &str = include_str!("../aliases.toml");
 
 /// The only version of the table format so far.
 pub const TABLE_VERSION: u32 = 1;

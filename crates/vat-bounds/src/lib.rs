@@ -307,8 +307,9 @@ pub fn pack(layout: &Layout, bounds: &Bounds, clips: &[Frames]) -> Vec<u16> {
     texels.par_chunks_mut(layout.width * 4).enumerate().for_each_init(
         || (Vec::with_capacity(layout.width), Vec::with_capacity(layout.width)),
         |(positions, normals): &mut (Vec<Vec3A>, Vec<Vec3A>), (y, line)| {
-            let points = layout.band_points(y / layout.rows);
-            let (clip, row) = rows[y % layout.rows];
+            let (band, global_row) = layout.band_and_row(y);
+            let points = layout.band_points(band);
+            let (clip, row) = rows[global_row];
             positions.clear();
             positions.extend(clips[clip].row_positions(row)[points.clone()].iter().map(|&p| Vec3A::from(p)));
             normals.clear();

@@ -30,12 +30,14 @@
 
 mod accessor;
 mod container;
+mod document;
 mod draco;
 mod error;
 mod influences;
 mod limits;
 mod materials;
 mod meshopt;
+pub mod summary;
 pub mod takes;
 pub mod write;
 
@@ -43,7 +45,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
-use gltf::json::animation::{Interpolation as JsonInterpolation, Property as JsonProperty};
+use gltf::json::animation::Interpolation as JsonInterpolation;
 use gltf::json::mesh::{Mode, Semantic};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
@@ -54,9 +56,11 @@ use vat_model::{
 
 pub use error::{ErrorKind, LoadError};
 pub use limits::MAX_POINTS;
+pub use summary::{AnimationSummary, ClipSummary, Summary};
 pub use takes::{merge_clips, MergeClips};
 
 use accessor::Reader;
+use document::{check_version, node_property};
 
 /// Extensions whose presence changes nothing this loader reads, or that it reads.
 const UNDERSTOOD_EXTENSIONS: &[&str] = &[
@@ -123,7 +127,7 @@ pub fn parse_document(file: &Path, bytes: &[u8]) -> Result<(Root, serde_json::Va
 
 /// The document's JSON text (a GLB's JSON chunk, or the whole .gltf), with the container
 /// checked but nothing parsed: for callers that deserialize only the part they need
-/// (`vatbake audit` reads clip names and key-time maxima of hundreds of files).
+/// (the [`summary`] of clip names and key times reads hundreds of files in a blink).
 pub fn document_json<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a [u8], LoadError> {
     Ok(container::split(file, bytes)?.json)
 }
@@ -132,17 +136,7 @@ fn parse_json(file: &Path, json: &[u8]) -> Result<(Root, serde_json::Value), Loa
     let not_gltf =
         |e: serde_json::Error| LoadError::new(file, ErrorKind::NotGltf, format!("not a glTF 2.0 document: {e}"));
     let value: serde_json::Value = serde_json::from_slice(json).map_err(not_gltf)?;
-    let version = value.pointer("/asset/version").and_then(|v| v.as_str());
-    match version {
-        Some(v) if v.starts_with("2.") => {}
-        Some(v) => {
-            return Err(LoadError::new(file, ErrorKind::Unsupported, format!("glTF version {v}; only 2.x is read"))
-                .with_hint("re-export the model as glTF 2.0"))
-        }
-        None => {
-            return Err(LoadError::new(file, ErrorKind::NotGltf, "not a glTF 2.0 document: it has no asset.version"))
-        }
-    }
+    check_version(file, value.pointer("/asset/version").and_then(|v| v.as_str()))?;
     // Deserialized from the Value by reference: no copy of the tree (nor of its data URIs).
     let root = serde::Deserialize::deserialize(&value).map_err(not_gltf)?;
     Ok((root, value))
@@ -723,13 +717,7 @@ fn load_clips(reader: &Reader, model: &Model, warnings: &mut Vec<Finding>) -> Re
             if node >= model.nodes.len() {
                 return Err(invalid(format!("channel {c} targets node {node}, which does not exist")));
             }
-            let property = match channel.target.path {
-                Checked::Valid(JsonProperty::Translation) => Property::Translation,
-                Checked::Valid(JsonProperty::Rotation) => Property::Rotation,
-                Checked::Valid(JsonProperty::Scale) => Property::Scale,
-                Checked::Valid(JsonProperty::MorphTargetWeights) => Property::Weights,
-                Checked::Invalid => continue, // e.g. KHR_animation_pointer targets: not node motion
-            };
+            let Some(property) = node_property(&channel.target.path) else { continue };
             let sampler = animation.samplers.get(channel.sampler.value()).ok_or_else(|| {
                 invalid(format!("channel {c} uses sampler {}, which does not exist", channel.sampler.value()))
             })?;

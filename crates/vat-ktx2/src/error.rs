@@ -123,4 +123,8 @@ pub enum Ktx2Error {
     /// A readable PNG that is not a 16-bit RGBA still image.
     #[error("PNG is not a 16-bit RGBA still image: {0}")]
     PngFormat(String),
+
+    /// A file that starts as a PNG but has no readable header (IHDR chunk).
+    #[error("{0}")]
+    PngHeader(String),
 }

@@ -14,7 +14,8 @@
 //! allocates and returning a [`Ktx2Error`] on anything it cannot vouch for; it
 //! never panics. [`read_header`] gives the header facts and the key/value pairs
 //! without inflating anything; [`read_header_from`] does the same from a file,
-//! reading only the header and the key/value data. [`encode_png16`] / [`decode_png16`] do the same
+//! reading only the header and the key/value data, and [`read_texture_header`] tells
+//! a KTX 2.0 file from a PNG by their headers alone. [`encode_png16`] / [`decode_png16`] do the same
 //! texels as a 16-bit RGBA PNG for tools that cannot read KTX2.
 //!
 //! What it does not: know anything about animation, vertices or bounds (texels
@@ -47,11 +48,13 @@ mod encode;
 mod error;
 mod layout;
 mod png16;
+mod texture;
 mod types;
 
 pub use encode::Ktx2Writer;
 pub use error::Ktx2Error;
 pub use layout::{MAX_IMAGE_BYTES, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_UNORM};
+pub use texture::{TextureFile, TextureHeader};
 pub use types::{Ktx2Header, Ktx2Options, Rgba16Image, DEFAULT_ZSTD_LEVEL};
 
 /// Encodes `image` as KTX 2.0: `vkFormat` `VK_FORMAT_R16G16B16A16_UNORM` (91),
@@ -113,6 +116,25 @@ pub fn read_header(bytes: &[u8]) -> Result<Ktx2Header, Ktx2Error> {
 /// ```
 pub fn read_header_from<R: std::io::Read + std::io::Seek>(source: R) -> Result<Ktx2Header, Ktx2Error> {
     decode::read_header_from(source)
+}
+
+/// What a texture file is (KTX 2.0 or PNG) and its size, from its first bytes: a KTX
+/// 2.0 file's header and key/value data, exactly as [`read_header_from`] reads them,
+/// or a PNG's signature and IHDR chunk (33 bytes). Never the image, so it is cheap on
+/// the largest texture. Any other file is a KTX 2.0 error
+/// ([`Ktx2Error::BadIdentifier`]); a PNG cut short of its IHDR is [`Ktx2Error::PngHeader`].
+///
+/// ```
+/// use vat_ktx2::{encode_png16, read_texture_header, Rgba16Image, TextureHeader};
+/// let image = Rgba16Image { width: 3, height: 2, texels: vec![7; 24] };
+/// let png = encode_png16(&image)?;
+/// let file = read_texture_header(std::io::Cursor::new(&png))?;
+/// assert_eq!(file.header, TextureHeader::Png { width: 3, height: 2, bit_depth: 16, colour_type: 6 });
+/// assert_eq!(file.bytes, png.len() as u64);
+/// # Ok::<(), vat_ktx2::Ktx2Error>(())
+/// ```
+pub fn read_texture_header<R: std::io::Read + std::io::Seek>(source: R) -> Result<TextureFile, Ktx2Error> {
+    texture::read_texture_header(source)
 }
 
 /// Encodes `image` as a 16-bit RGBA PNG (best compression, adaptive filtering).

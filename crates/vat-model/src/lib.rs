@@ -415,6 +415,17 @@ impl Layout {
         (point % self.width, (point / self.width) * self.rows + row)
     }
 
+    /// The band and the global row that image row `y` holds: the inverse of
+    /// [`texel`](Layout::texel)'s y.
+    ///
+    /// ```
+    /// let layout = vat_model::Layout::new(10, 31, 4);
+    /// assert_eq!(layout.band_and_row(31 + 5), (1, 5));
+    /// ```
+    pub fn band_and_row(&self, y: usize) -> (usize, usize) {
+        (y / self.rows, y % self.rows)
+    }
+
     /// The points whose columns are in `band`: an empty range past the last band.
     pub fn band_points(&self, band: usize) -> std::ops::Range<usize> {
         let first = (band * self.width).min(self.points);

@@ -1,24 +1,23 @@
 //! `vatbake audit`: reads shipped description files, their source models (the glTF
-//! JSON only: clip names and key-time maxima, never the buffers) and their texture
-//! headers, runs vat-audit's checks on them, and prints the findings.
+//! JSON only, `vat_gltf::Summary`: clip names and key-time maxima, never the buffers)
+//! and their texture headers (`vat_ktx2::read_texture_header`), and runs vat-audit's
+//! checks on them.
 //!
 //! Cheap by construction: per unit one small JSON file, one SHA-256 and one JSON parse
 //! of the source's clips, and the texture's header and key/value data; units run in parallel and a
 //! source shared by several descriptions is read once.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use vat_audit::{Baked, BakedClip, BakedTexture, Finding, Kind, SourceClip, SourceClips, TextureFacts};
+use serde::Serialize;
+use vat_audit::{Finding, Kind, SourceClip, SourceClips, TextureFacts};
 
-use crate::description::{self, Description};
+use crate::description::{self, check_file_name, Description};
 use crate::error::Error;
-use crate::output::check_file_name;
 use crate::slots::Aliases;
 
 /// What an audit runs on.
@@ -34,10 +33,6 @@ pub struct AuditSettings {
     /// these win over the search by file name.
     pub known_sources: HashMap<PathBuf, PathBuf>,
 }
-
-/// A PNG's signature and IHDR chunk: its first 33 bytes. A KTX2's header and key/value
-/// data are read by `vat_ktx2::read_header_from`, whatever their length.
-const PNG_PREFIX: u64 = 33;
 
 /// One description's findings.
 #[derive(Clone, Debug, Serialize)]
@@ -130,7 +125,6 @@ fn audit_unit(
             return UnitReport { description: read.path.clone(), source: None, findings: vec![finding.clone()] };
         }
     };
-    let baked = baked(description);
     let folder = read.path.parent().unwrap_or(Path::new("."));
     let mut findings = Vec::new();
 
@@ -139,7 +133,7 @@ fn audit_unit(
         Ok(c) => c.iter().map(|p| (p, &sources[p])).collect(),
         Err(_) => Vec::new(),
     };
-    let exact = found.iter().find(|(_, s)| s.as_ref().is_ok_and(|s| s.sha256 == baked.source_sha256));
+    let exact = found.iter().find(|(_, s)| s.as_ref().is_ok_and(|s| s.sha256 == description.source.sha256));
     let chosen = exact.or(found.first()).copied();
     match (candidates, chosen) {
         (Err(finding), _) => findings.push(finding.clone()),
@@ -163,14 +157,14 @@ fn audit_unit(
                 ));
             }
             let merge = merge_mode(&description.settings.merge_clips);
-            findings.extend(vat_audit::check_source(&baked, &source.clips(merge), table));
+            findings.extend(vat_audit::check_source(description, &source.clips(merge), table));
         }
     }
     if chosen.is_none_or(|(_, s)| s.is_err()) {
-        findings.extend(vat_audit::check_without_source(&baked));
+        findings.extend(vat_audit::check_without_source(description));
     }
-    findings.extend(vat_audit::check_description(&baked));
-    findings.extend(vat_audit::check_texture(&baked, &texture_facts(folder, &baked.texture.file)));
+    findings.extend(vat_audit::check_description(description));
+    findings.extend(vat_audit::check_texture(description, &texture_facts(folder, &description.texture.file)));
     if check_file_name(&description.mesh.file).is_err() || !folder.join(&description.mesh.file).is_file() {
         findings.push(Finding::new(
             Kind::MeshMissing,
@@ -194,7 +188,7 @@ fn find_descriptions(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
         })?;
         if meta.is_dir() {
             walk(path, &mut |file| {
-                if file.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".vat.json")) {
+                if file.file_name().is_some_and(|n| n.to_string_lossy().ends_with(description::DESCRIPTION_SUFFIX)) {
                     found.insert(file.to_path_buf());
                 }
             })
@@ -305,70 +299,10 @@ fn source_candidates(
     Ok(found)
 }
 
-/// The part of a glTF document the audit reads: clip names and key-time maxima.
-/// Deserializing only this, serde skips everything else unparsed, which is ten times
-/// faster than building the whole document (docs/AUDIT.md, "Speed").
-#[derive(Deserialize)]
-struct ClipsOfDocument {
-    asset: AssetVersion,
-    #[serde(default)]
-    animations: Vec<AnimationTimes>,
-    #[serde(default)]
-    accessors: Vec<AccessorMax>,
-}
-
-#[derive(Deserialize)]
-struct AssetVersion {
-    version: String,
-}
-
-#[derive(Deserialize)]
-struct AnimationTimes {
-    name: Option<String>,
-    #[serde(default)]
-    channels: Vec<ChannelSampler>,
-    #[serde(default)]
-    samplers: Vec<SamplerInput>,
-}
-
-#[derive(Deserialize)]
-struct ChannelSampler {
-    sampler: usize,
-    target: ChannelPath,
-}
-
-#[derive(Deserialize)]
-struct ChannelPath {
-    node: Option<usize>,
-    path: String,
-}
-
-#[derive(Deserialize)]
-struct SamplerInput {
-    input: usize,
-}
-
-#[derive(Deserialize)]
-struct AccessorMax {
-    min: Option<Vec<f64>>,
-    max: Option<Vec<f64>>,
-}
-
-/// A source's hash and animations, from its JSON alone.
+/// A source's hash and the summary of its JSON.
 struct SourceDocument {
     sha256: String,
-    animations: Vec<SourceAnimation>,
-}
-
-/// One animation: its name, duration, key-time range and targets.
-struct SourceAnimation {
-    name: Option<String>,
-    /// The largest `max` of its channels' key-time accessors (glTF requires `min`
-    /// and `max` on animation inputs), or `None` when one has none.
-    duration: Option<f64>,
-    /// The smallest `min` and largest `max` of those accessors, for the merging of takes.
-    range: Option<(f64, f64)>,
-    targets: Vec<(usize, vat_model::Property)>,
+    summary: vat_gltf::Summary,
 }
 
 /// The description's `merge_clips` setting as a mode; an unknown value merges nothing.
@@ -382,68 +316,25 @@ fn merge_mode(recorded: &str) -> vat_gltf::MergeClips {
 
 impl SourceDocument {
     /// The clips a bake with this merge mode makes of the source's animations: the
-    /// same grouping as the bake's (`vat_gltf::takes`), from the JSON alone.
+    /// same grouping as the bake's, from the JSON alone.
     fn clips(&self, merge: vat_gltf::MergeClips) -> SourceClips {
-        let summaries: Vec<vat_gltf::takes::Animation> = self
-            .animations
-            .iter()
-            .map(|a| vat_gltf::takes::Animation { name: a.name.as_deref(), range: a.range, targets: a.targets.clone() })
-            .collect();
-        let clips = vat_gltf::takes::group(&summaries, merge)
+        let clips = self
+            .summary
+            .clips(merge)
             .into_iter()
-            .map(|take| {
-                let first = &self.animations[take.members[0]];
-                let mut durations = take.members.iter().map(|&i| self.animations[i].duration);
-                SourceClip {
-                    name: take.name.or_else(|| first.name.clone()),
-                    source_index: take.members[0],
-                    duration: durations.try_fold(0.0f64, |d, m| m.map(|m| d.max(m))),
-                }
-            })
+            .map(|c| SourceClip { name: c.name, source_index: c.source_index, duration: c.duration })
             .collect();
         SourceClips { sha256: self.sha256.clone(), clips }
     }
 }
 
-/// A source's hash and animations, from its JSON alone: each animation's duration is
-/// the largest `max` of its channels' key-time accessors.
+/// A source's hash and the summary of its animations, from its JSON alone (only what
+/// the checks need is deserialized: docs/AUDIT.md, "Speed").
 fn read_source(path: &Path) -> Result<SourceDocument, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let sha256 = crate::description::sha256_hex(&bytes);
-    let json = vat_gltf::document_json(path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint))?;
-    let document: ClipsOfDocument =
-        serde_json::from_slice(json).map_err(|e| format!("not a glTF 2.0 document: {e}"))?;
-    if !document.asset.version.starts_with("2.") {
-        return Err(format!("glTF version {}; only 2.x is read", document.asset.version));
-    }
-    let animations = document
-        .animations
-        .iter()
-        .map(|animation| {
-            use vat_model::Property;
-            let mut duration = Some(0.0f64);
-            let mut range: Option<Option<(f64, f64)>> = None;
-            let mut targets = Vec::new();
-            for channel in &animation.channels {
-                let property = match channel.target.path.as_str() {
-                    "translation" => Property::Translation,
-                    "rotation" => Property::Rotation,
-                    "scale" => Property::Scale,
-                    "weights" => Property::Weights,
-                    _ => continue, // not node motion (e.g. KHR_animation_pointer): the bake skips it too
-                };
-                let input = animation.samplers.get(channel.sampler).and_then(|s| document.accessors.get(s.input));
-                let first = |v: &Option<Vec<f64>>| v.as_ref().and_then(|m| m.first().copied());
-                let (min, max) = (input.and_then(|a| first(&a.min)), input.and_then(|a| first(&a.max)));
-                duration = duration.zip(max).map(|(d, m)| d.max(m));
-                let known = range.unwrap_or(Some((f64::INFINITY, f64::NEG_INFINITY)));
-                range = Some(known.zip(min.zip(max)).map(|((a, b), (lo, hi))| (a.min(lo), b.max(hi))));
-                targets.extend(channel.target.node.map(|node| (node, property)));
-            }
-            SourceAnimation { name: animation.name.clone(), duration, range: range.flatten(), targets }
-        })
-        .collect();
-    Ok(SourceDocument { sha256, animations })
+    let sha256 = description::sha256_hex(&bytes);
+    let summary = vat_gltf::Summary::read(path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint))?;
+    Ok(SourceDocument { sha256, summary })
 }
 
 /// The texture's header facts, reading only its first bytes.
@@ -451,75 +342,12 @@ fn texture_facts(folder: &Path, file: &str) -> TextureFacts {
     if let Err(e) = check_file_name(file) {
         return TextureFacts::Unreadable(e.to_string());
     }
-    let path = folder.join(file);
-    let mut handle = match std::fs::File::open(&path) {
-        Ok(h) => h,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return TextureFacts::Missing,
-        Err(e) => return TextureFacts::Unreadable(e.to_string()),
-    };
-    let bytes = match handle.metadata() {
-        Ok(m) => m.len(),
-        Err(e) => return TextureFacts::Unreadable(e.to_string()),
-    };
-    let mut prefix = Vec::new();
-    if let Err(e) = (&mut handle).take(PNG_PREFIX).read_to_end(&mut prefix) {
-        return TextureFacts::Unreadable(e.to_string());
-    }
-    if prefix.starts_with(b"\x89PNG\r\n\x1a\n") {
-        if prefix.len() < 33 || &prefix[12..16] != b"IHDR" {
-            return TextureFacts::Unreadable("a PNG without its IHDR header".into());
-        }
-        let be = |at: usize| u32::from_be_bytes([prefix[at], prefix[at + 1], prefix[at + 2], prefix[at + 3]]);
-        return TextureFacts::Png {
-            width: be(16),
-            height: be(20),
-            bit_depth: prefix[24],
-            colour_type: prefix[25],
-            bytes,
-        };
-    }
-    // Exactly the KTX2 header and its key/value data, however long: never the image.
-    match vat_ktx2::read_header_from(&mut handle) {
-        Ok(h) => TextureFacts::Ktx2 {
-            vk_format: h.vk_format,
-            width: h.width,
-            height: h.height,
-            supercompression_scheme: h.supercompression_scheme,
-            bytes,
+    match std::fs::File::open(folder.join(file)) {
+        Ok(handle) => match vat_ktx2::read_texture_header(handle) {
+            Ok(found) => TextureFacts::Read(found),
+            Err(e) => TextureFacts::Unreadable(e.to_string()),
         },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => TextureFacts::Missing,
         Err(e) => TextureFacts::Unreadable(e.to_string()),
-    }
-}
-
-/// The description's facts the checks need.
-fn baked(d: &Description) -> Baked {
-    Baked {
-        source_sha256: d.source.sha256.clone(),
-        clips_asked: d.settings.clips.clone(),
-        points: d.points,
-        rows: d.rows,
-        texture: BakedTexture {
-            file: d.texture.file.clone(),
-            container: d.texture.container.clone(),
-            vk_format: d.texture.vk_format,
-            supercompression: d.texture.supercompression.clone(),
-            width: d.texture.width,
-            height: d.texture.height,
-            bands: d.texture.bands,
-            bytes: d.texture.bytes,
-        },
-        clips: d
-            .clips
-            .iter()
-            .map(|c| BakedClip {
-                name: c.name.clone(),
-                source_index: c.source_index,
-                slot: c.slot.clone(),
-                row: c.row,
-                rows: c.rows,
-                duration: c.duration as f64,
-                rate: c.rate as f64,
-            })
-            .collect(),
     }
 }

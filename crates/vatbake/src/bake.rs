@@ -14,10 +14,10 @@ use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Texture};
 use crate::error::{ms, Error};
-use crate::output::Staged;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 use crate::slots;
+use crate::staging::Staged;
 use crate::texels;
 
 /// The tool's name and version, as written into every output.

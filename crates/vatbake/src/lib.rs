@@ -9,7 +9,7 @@
 //!
 //! What it must not do or depend on: print, exit the process, read the command line
 //! (no clap), or keep global state beyond the list of temporary files an interrupt
-//! handler may remove ([`output::remove_unfinished`]). The stage crates (`vat-gltf`,
+//! handler may remove ([`staging::remove_unfinished`]). The stage crates (`vat-gltf`,
 //! `vat-skin`, `vat-decimate`, `vat-bounds`, `vat-ktx2`, `vat-audit`) never depend on
 //! it; the binary does, and only it turns results into text and exit codes.
 //!
@@ -25,14 +25,17 @@
 
 pub mod audit;
 pub mod bake;
-pub mod description;
 pub mod error;
-pub mod output;
 mod rest_mesh;
 pub mod roster;
 pub mod settings;
 pub mod slots;
+pub mod staging;
 mod texels;
+
+/// The description file's types, schema, file names and hash rule: the
+/// `vat-description` crate, under the name the pipeline has always used.
+pub use vat_description as description;
 
 pub use audit::{AuditReport, AuditSettings};
 pub use bake::{bake, bake_watched, BakeReport, Unwatched, Watch, GENERATOR};

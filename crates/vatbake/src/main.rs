@@ -86,11 +86,11 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             if !output.quiet {
                 print::roster_warnings(&report);
-                if !report.stale_outputs.is_empty() {
+                if !report.stale_folders.is_empty() {
                     messages::warning(&format!(
                         "{} holds bakes of units no longer in the roster (not deleted): {}",
-                        report.output.display(),
-                        report.stale_outputs.join(", ")
+                        report.folder.display(),
+                        report.stale_folders.join(", ")
                     ));
                 }
             }

@@ -36,7 +36,7 @@ pub fn classify(error: &anyhow::Error) -> (u8, String) {
 pub fn clean_up_on_interrupt() {
     // Fails only when a handler is already set (a second call): nothing to do then.
     let _ = ctrlc::set_handler(|| {
-        vatbake::output::remove_unfinished();
+        vatbake::staging::remove_unfinished();
         eprintln!("vatbake: interrupted; unfinished files removed");
         std::process::exit(i32::from(EXIT_INTERRUPTED));
     });

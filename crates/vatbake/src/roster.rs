@@ -19,9 +19,8 @@ use vat_audit::{Finding, Kind};
 
 use crate::audit::{self, AuditReport, AuditSettings, UnitReport};
 use crate::bake::{self, BakeReport, GENERATOR};
-use crate::description::Description;
+use crate::description::{self, check_file_name, Description};
 use crate::error::Error;
-use crate::output::check_file_name;
 use crate::settings::BakeOptions;
 use crate::settings::BakeSettings;
 use crate::slots::Aliases;
@@ -50,8 +49,9 @@ pub struct Unit {
 pub struct Roster {
     /// The roster file itself.
     pub file: PathBuf,
-    /// Output folder; each unit is baked into `<output>/<name>/`.
-    pub output: PathBuf,
+    /// The folder the units are baked into, each into `<folder>/<name>/` (the roster's
+    /// `output` key, or `-o`).
+    pub folder: PathBuf,
     /// Every unit of the roster, each glob expanded to one unit per match.
     pub units: Vec<Unit>,
 }
@@ -110,7 +110,7 @@ fn has_glob(pattern: &str) -> bool {
 }
 
 /// Reads a roster file. Paths in it are relative to its folder.
-pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
+pub fn read(file: &Path, folder_override: Option<&Path>) -> Result<Roster> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| Error::usage(format!("{}: cannot read the roster: {e}", file.display())))?;
     let root: toml::Table =
@@ -124,7 +124,7 @@ pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
             ));
         }
     }
-    let output = match (output_override, root.get("output").and_then(toml::Value::as_str)) {
+    let folder = match (folder_override, root.get("output").and_then(toml::Value::as_str)) {
         (Some(o), _) => o.to_path_buf(),
         (None, Some(o)) => tidy(&dir.join(o)),
         (None, None) => {
@@ -186,16 +186,17 @@ pub fn read(file: &Path, output_override: Option<&Path>) -> Result<Roster> {
             ));
         }
     }
-    Ok(Roster { file: file.to_path_buf(), output, units })
+    Ok(Roster { file: file.to_path_buf(), folder, units })
 }
 
 impl Unit {
-    /// The unit's bake settings, with every check `vatbake bake` applies.
-    pub fn settings(&self, output: &Path) -> Result<BakeSettings> {
+    /// The unit's bake settings, baking into `<folder>/<name>/`, with every check
+    /// `vatbake bake` applies.
+    pub fn settings(&self, folder: &Path) -> Result<BakeSettings> {
         let mut options = self.options.clone()?;
         options.name = Some(self.name.clone());
         options
-            .settings(self.source.clone(), output.join(&self.name))
+            .settings(self.source.clone(), folder.join(&self.name))
             .map_err(|e| Error::usage(format!("unit \"{}\": {}", self.name, e.message)).into())
     }
 }
@@ -248,8 +249,9 @@ pub struct UnitResult {
 pub struct RosterReport {
     /// The roster file.
     pub roster: PathBuf,
-    /// The output folder the units were baked into.
-    pub output: PathBuf,
+    /// The folder the units were baked into (`output` in JSON).
+    #[serde(rename = "output")]
+    pub folder: PathBuf,
     /// What happened to each unit of this run (only the shard's, with a shard), sorted by name.
     pub units: Vec<UnitResult>,
     /// Units baked in this run.
@@ -262,8 +264,10 @@ pub struct RosterReport {
     pub total_texture_bytes: u64,
     /// Rest-pose mesh bytes of every unit in this run (baked or skipped).
     pub total_mesh_bytes: u64,
-    /// Folders in the output that hold a bake of a unit no longer in the roster (never deleted).
-    pub stale_outputs: Vec<String>,
+    /// Folders in the roster's folder that hold a bake of a unit no longer in the
+    /// roster (never deleted); `stale_outputs` in JSON.
+    #[serde(rename = "stale_outputs")]
+    pub stale_folders: Vec<String>,
     /// Wall time of the whole run, in milliseconds.
     pub ms: f64,
 }
@@ -300,7 +304,7 @@ fn selected(roster: &Roster, shard: Option<(usize, usize)>) -> Vec<&Unit> {
     }
 }
 
-/// `--check`: audits every unit's output against its own source and alias table.
+/// `--check`: audits every unit's bake against its own source and alias table.
 /// A unit that was never baked is a finding.
 pub fn check(roster: &Roster, shard: Option<(usize, usize)>) -> Result<AuditReport> {
     let started = Instant::now();
@@ -309,7 +313,7 @@ pub fn check(roster: &Roster, shard: Option<(usize, usize)>) -> Result<AuditRepo
     let mut groups: BTreeMap<Option<PathBuf>, Group> = BTreeMap::new();
     let mut results = Vec::new();
     for unit in selected(roster, shard) {
-        let settings = unit.settings(&roster.output)?;
+        let settings = unit.settings(&roster.folder)?;
         let description = settings.out_dir.join(settings.description_file());
         if !description.is_file() {
             let finding = Finding::new(
@@ -345,21 +349,22 @@ pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     }
 }
 
-fn stale_outputs(roster: &Roster) -> Vec<String> {
+/// Folders of the roster's folder that hold a bake (`<name>/<name>.vat.json`) of no unit.
+fn stale_folders(roster: &Roster) -> Vec<String> {
     let names: BTreeSet<&str> = roster.units.iter().map(|u| u.name.as_str()).collect();
-    let Ok(entries) = std::fs::read_dir(&roster.output) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(&roster.folder) else { return Vec::new() };
     let mut stale: Vec<String> = entries
         .filter_map(Result::ok)
         .filter(|e| e.path().is_dir())
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|name| !name.starts_with('.') && !names.contains(name.as_str()))
-        .filter(|name| roster.output.join(name).join(format!("{name}.vat.json")).exists())
+        .filter(|name| roster.folder.join(name).join(description::description_file(name)).exists())
         .collect();
     stale.sort();
     stale
 }
 
-fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
+fn bake_unit(unit: &Unit, folder: &Path, force: bool) -> UnitResult {
     let started = Instant::now();
     let mut result = UnitResult {
         name: unit.name.clone(),
@@ -379,10 +384,10 @@ fn bake_unit(unit: &Unit, output: &Path, force: bool) -> UnitResult {
         Skipped(Box<Description>, PathBuf),
     }
     let outcome = (|| -> Result<Done> {
-        let settings = unit.settings(output)?;
+        let settings = unit.settings(folder)?;
         if !force {
             if let Ok(bytes) = std::fs::read(&settings.input) {
-                if let Some(description) = up_to_date(&settings, &crate::description::sha256_hex(&bytes)) {
+                if let Some(description) = up_to_date(&settings, &description::sha256_hex(&bytes)) {
                     return Ok(Done::Skipped(Box::new(description), settings.out_dir));
                 }
             }
@@ -424,7 +429,7 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         units
             .par_iter()
             .map(|unit| {
-                let result = bake_unit(unit, &roster.output, options.force);
+                let result = bake_unit(unit, &roster.folder, options.force);
                 watch.unit_done(&result, done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
                 result
             })
@@ -433,13 +438,13 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
     let count = |status| results.iter().filter(|r| r.status == status).count();
     Ok(RosterReport {
         roster: roster.file.clone(),
-        output: roster.output.clone(),
+        folder: roster.folder.clone(),
         baked: count("baked"),
         skipped: count("skipped"),
         failed: count("failed"),
         total_texture_bytes: results.iter().filter_map(|r| r.texture_bytes).sum(),
         total_mesh_bytes: results.iter().filter_map(|r| r.mesh_bytes).sum(),
-        stale_outputs: stale_outputs(roster),
+        stale_folders: stale_folders(roster),
         units: results,
         ms: crate::error::ms(started),
     })

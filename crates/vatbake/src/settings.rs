@@ -6,7 +6,6 @@ use serde::Deserialize;
 
 use crate::description;
 use crate::error::Error;
-use crate::output::check_file_name;
 use crate::slots::Aliases;
 
 /// The point budget of a bake when none is given.
@@ -119,17 +118,17 @@ pub struct BakeSettings {
 impl BakeSettings {
     /// The description's file name, `<name>.vat.json`.
     pub fn description_file(&self) -> String {
-        format!("{}.vat.json", self.name)
+        description::description_file(&self.name)
     }
 
     /// The texture's file name, `<name>.vat.ktx2` (or `.vat.png`).
     pub fn texture_file(&self) -> String {
-        format!("{}.vat.{}", self.name, self.texture_format.container())
+        description::texture_file(&self.name, self.texture_format.container())
     }
 
     /// The rest mesh's file name, `<name>.rest.glb`.
     pub fn mesh_file(&self) -> String {
-        format!("{}.rest.glb", self.name)
+        description::mesh_file(&self.name)
     }
 
     /// The settings as the description file records them.
@@ -271,7 +270,7 @@ impl BakeOptions {
                 Error::usage(format!("{}: no file name to name the outputs after; pass --name", input.display()))
             })?,
         };
-        check_file_name(&name).map_err(|e| Error::usage(format!("--name: {e}")))?;
+        description::check_file_name(&name).map_err(|e| Error::usage(format!("--name: {e}")))?;
         Ok(BakeSettings {
             input,
             out_dir,

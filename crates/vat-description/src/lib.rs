@@ -1,6 +1,28 @@
-//! The description file (`<stem>.vat.json`): everything a runtime needs to play the
-//! texture, and nothing it must guess. These types are the source of the JSON Schema
-//! published as `docs/vat.schema.json` (`vatbake schema` prints it).
+//! The description file (`<stem>.vat.json`) that every vatbake bake writes beside its
+//! texture and rest mesh: everything a runtime needs to play the texture, and nothing
+//! it must guess.
+//!
+//! What it is for: one home for the file's types, shared by whoever writes it (the
+//! bake), checks it (`vat-audit`) or reads it (a game's asset tool). The types are the
+//! source of the JSON Schema published as `docs/vat.schema.json` ([`schema_json`];
+//! `vatbake schema` prints it), and serialize to the exact bytes the bake writes. With
+//! them: the names of a bake's files ([`description_file`], [`texture_file`],
+//! [`mesh_file`]), the rule a name must follow ([`check_file_name`]), and how a file's
+//! SHA-256 is spelled ([`sha256_hex`]).
+//!
+//! What it must not depend on: any other crate of this workspace, a glTF or KTX2
+//! reader, or anything that does I/O. It is plain data with serde, schemars and sha2,
+//! so that every crate that needs the description can depend on it without a circle.
+//!
+//! ```
+//! let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/Fox.vat.json"))?;
+//! let description: vat_description::Description = serde_json::from_str(&json)?;
+//! assert_eq!((description.points, description.rows, description.clips.len()), (1728, 162, 3));
+//! assert_eq!(description.texture.file, vat_description::texture_file("Fox", "ktx2"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -244,7 +266,59 @@ pub fn schema_json() -> String {
 
 /// SHA-256 of `bytes` as lowercase hex: how the description records the source's and
 /// the alias table's hashes, and how they are compared.
+///
+/// ```
+/// assert_eq!(
+///     vat_description::sha256_hex(b"abc"),
+///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+/// );
+/// ```
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     format!("{:x}", Sha256::digest(bytes))
+}
+
+/// The end of every description file's name: `<stem>.vat.json`.
+pub const DESCRIPTION_SUFFIX: &str = ".vat.json";
+
+/// The description's file name for the stem `name`: `<name>.vat.json`.
+pub fn description_file(name: &str) -> String {
+    format!("{name}{DESCRIPTION_SUFFIX}")
+}
+
+/// The texture's file name for the stem `name` and its `container` ("ktx2" or "png"):
+/// `<name>.vat.ktx2`, `<name>.vat.png`.
+pub fn texture_file(name: &str, container: &str) -> String {
+    format!("{name}.vat.{container}")
+}
+
+/// The rest mesh's file name for the stem `name`: `<name>.rest.glb`.
+pub fn mesh_file(name: &str) -> String {
+    format!("{name}.rest.glb")
+}
+
+/// A name that is not a plain file name (see [`check_file_name`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a plain file name: use letters, digits, '-', '_' or '.', with no folder separators")]
+pub struct FileNameError(pub String);
+
+/// Checks that `name` is a plain file name, one that cannot leave the folder it is
+/// joined to: not empty, no folder separator or NUL, not `.` or `..`, and not hidden
+/// (a leading `.` is kept for the bake's temporary files). Every file name a
+/// description records, and every stem a bake is given, passes it.
+///
+/// ```
+/// use vat_description::check_file_name;
+/// assert!(check_file_name("Fox.vat.ktx2").is_ok());
+/// assert!(check_file_name("../Fox.glb").is_err());
+/// assert!(check_file_name(".Fox.vat.json.12.tmp").is_err());
+/// ```
+pub fn check_file_name(name: &str) -> Result<(), FileNameError> {
+    let ok =
+        !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0']) && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(FileNameError(name.to_string()))
+    }
 }

@@ -1,0 +1,199 @@
+//! Staging: the all-or-nothing writer of a bake's files. Every file goes to a
+//! temporary name inside the bake's folder and is renamed into place only once all
+//! of the bake's files are complete, so a failure never leaves a half-written or
+//! mismatched set behind.
+//!
+//! A temporary file is named `.NAME.PID.tmp` (hidden, beside `NAME`, with the writing
+//! process's id). An interrupt handler removes this process's ([`remove_unfinished`]);
+//! what a killed process left behind (SIGKILL, a power cut) is removed by the next bake
+//! into the same folder ([`remove_abandoned`]), once the process is gone.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use vat_description::check_file_name;
+
+/// The temporary files of every bake in this process that are being written or
+/// wait to be renamed: what an interrupt has to clean up.
+static IN_PROGRESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn track(temp: &Path) {
+    if let Ok(mut files) = IN_PROGRESS.lock() {
+        files.push(temp.to_path_buf());
+    }
+}
+
+fn untrack(temp: &Path) {
+    if let Ok(mut files) = IN_PROGRESS.lock() {
+        files.retain(|file| file != temp);
+    }
+}
+
+/// Removes every temporary file of every bake in this process still being
+/// written or waiting to be renamed, and returns how many. For an interrupt
+/// handler: finished files are never touched (they are renamed into place whole
+/// or not at all).
+pub fn remove_unfinished() -> usize {
+    let files = IN_PROGRESS.lock().map(|files| files.clone()).unwrap_or_default();
+    files.iter().filter(|file| fs::remove_file(file).is_ok()).count()
+}
+
+/// The temporary file name of `name` for the process `pid`: `.NAME.PID.tmp`.
+fn temp_name(name: &str, pid: u32) -> String {
+    format!(".{name}.{pid}.tmp")
+}
+
+/// The process id in a temporary file name of our naming (`.NAME.PID.tmp`, with
+/// `NAME` a plain file name), or `None` for any other name.
+fn writer_of(file_name: &str) -> Option<u32> {
+    let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (name, pid) = inner.rsplit_once('.')?;
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) || check_file_name(name).is_err() {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is known to be gone: only where the system lists its
+/// processes (`/proc`); elsewhere nothing is known, and nothing is removed.
+fn process_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    proc.join("self").exists() && !proc.join(pid.to_string()).exists()
+}
+
+/// Removes the temporary files of our naming in `dir` whose writer process is gone
+/// (killed before it could clean up), and returns how many. Files of live processes,
+/// this one's included, and every other file are left alone. A missing or unreadable
+/// folder has none.
+pub fn remove_abandoned(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let own = std::process::id();
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|entry| {
+            let name = entry.file_name();
+            let pid = name.to_str().and_then(writer_of);
+            pid.is_some_and(|pid| pid != own && process_gone(pid))
+        })
+        .filter(|entry| fs::remove_file(entry.path()).is_ok())
+        .count()
+}
+
+/// Files staged for one bake.
+pub struct Staged {
+    dir: PathBuf,
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Staged {
+    /// Nothing staged yet, for the bake's folder `dir`.
+    pub fn new(dir: &Path) -> Self {
+        Staged { dir: dir.to_path_buf(), files: Vec::new() }
+    }
+
+    /// Writes `bytes` to a temporary file beside `name` in the bake's folder.
+    pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.write_with(name, |file| Ok(file.write_all(bytes)?))?;
+        Ok(())
+    }
+
+    /// Lets `write` fill a temporary file beside `name` in the bake's folder, and
+    /// returns the file's length. On an error the temporary file is removed.
+    pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut fs::File) -> Result<()>) -> Result<u64> {
+        check_file_name(name)?;
+        fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create the output folder {}", self.dir.display()))?;
+        if self.files.is_empty() {
+            // The bake's first file: what a killed bake left here goes first.
+            remove_abandoned(&self.dir);
+        }
+        let target = self.dir.join(name);
+        let temp = self.dir.join(temp_name(name, std::process::id()));
+        // No fsync: the rename is what keeps readers from a half-written file, and a
+        // build step that bakes hundreds of units should not wait on the disk.
+        track(&temp);
+        let result = fs::File::create(&temp).map_err(anyhow::Error::from).and_then(|mut file| {
+            write(&mut file)?;
+            Ok(file.metadata()?.len())
+        });
+        match result {
+            Ok(len) => {
+                self.files.push((temp, target));
+                Ok(len)
+            }
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                untrack(&temp);
+                Err(e.context(format!("cannot write {}", target.display())))
+            }
+        }
+    }
+
+    /// Renames every staged file into place.
+    pub fn commit(mut self) -> Result<Vec<PathBuf>> {
+        let files = std::mem::take(&mut self.files);
+        let mut done = Vec::new();
+        let renamed = files.iter().try_for_each(|(temp, target)| {
+            fs::rename(temp, target)
+                .with_context(|| format!("cannot move the finished file into {}", target.display()))?;
+            untrack(temp);
+            done.push(target.clone());
+            Ok::<(), anyhow::Error>(())
+        });
+        // What could not be renamed is removed, as for any bake that fails.
+        for (temp, _) in &files[done.len()..] {
+            let _ = fs::remove_file(temp);
+            untrack(temp);
+        }
+        renamed.map(|()| done)
+    }
+}
+
+impl Drop for Staged {
+    /// Anything not committed (an error on the way) is removed.
+    fn drop(&mut self) {
+        for (temp, _) in &self.files {
+            let _ = fs::remove_file(temp);
+            untrack(temp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_and_their_writers() {
+        assert_eq!(temp_name("Fox.vat.json", 4242), ".Fox.vat.json.4242.tmp");
+        assert_eq!(writer_of(".Fox.vat.json.4242.tmp"), Some(4242));
+        assert_eq!(writer_of(&temp_name("a", 7)), Some(7));
+        for other in [".Fox.vat.json.tmp", "Fox.vat.json.42.tmp", ".Fox.4x2.tmp", "..42.tmp", ".42.tmp", ".Fox.42"] {
+            assert_eq!(writer_of(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn only_abandoned_files_of_our_naming_are_removed() {
+        if !Path::new("/proc/self").exists() {
+            return; // no process list: nothing is ever removed (remove_abandoned)
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // pid_max is at most 2^22 on Linux: no process has this id.
+        let gone = dir.path().join(temp_name("Fox.vat.ktx2", 999_999_999));
+        let own = dir.path().join(temp_name("Fox.vat.json", std::process::id()));
+        let alive = dir.path().join(temp_name("Fox.rest.glb", 1));
+        let others = [".notes.tmp", "Fox.vat.json", ".Fox.vat.json.12ab.tmp"].map(|n| dir.path().join(n));
+        for file in [&gone, &own, &alive].into_iter().chain(&others) {
+            fs::write(file, b"x").unwrap();
+        }
+        fs::create_dir(dir.path().join(temp_name("folder", 999_999_998))).unwrap();
+        assert_eq!(remove_abandoned(dir.path()), 1);
+        assert!(!gone.exists());
+        assert!(own.exists() && alive.exists() && others.iter().all(|f| f.exists()));
+        assert_eq!(remove_abandoned(&dir.path().join("missing")), 0);
+    }
+}
