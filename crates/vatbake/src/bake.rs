@@ -246,6 +246,48 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     })
 }
 
+/// A fresh evaluation of a bake's source, for `verify`: the bake's own load,
+/// clip choice, decimation and evaluation with `settings`, nothing written.
+pub(crate) struct Fresh<'m> {
+    /// The rig of the baked points (decimated, when the settings decimate).
+    pub rig: Rig<'m>,
+    /// The pose of every global row, the clips stacked in order.
+    pub poses: Vec<RowPose>,
+    /// The clips with their rows, rates and durations (slots and loops not set).
+    pub entries: Vec<ClipEntry>,
+    /// The texture layout the bake makes.
+    pub layout: Layout,
+    /// SHA-256 of the source file, lowercase hex.
+    pub source_sha256: String,
+}
+
+impl Fresh<'_> {
+    /// Positions and normals of every point on global row `row`.
+    pub fn evaluate_row(&self, row: usize, positions: &mut [glam::Vec3A], normals: &mut [glam::Vec3A]) {
+        self.rig.evaluate(&self.poses[row], 0..self.layout.points, positions, normals);
+    }
+}
+
+/// Runs the bake's stages up to the evaluation (load → clips → decimate →
+/// evaluate) with `settings`, and hands the result to `then`: every row's pose of
+/// the points the bake would write, without writing anything.
+pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fresh) -> Result<R>) -> Result<R> {
+    let mut found = Found::default();
+    let source = load(settings, &mut found)?;
+    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
+    let decimation = decimate(&source.model, settings, &mut found.warnings)?;
+    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
+    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
+    let posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    then(&Fresh {
+        rig: posed.rig,
+        poses: posed.poses,
+        entries: posed.entries,
+        layout,
+        source_sha256: source.sha256.clone(),
+    })
+}
+
 /// Each stage entered through the watch and timed.
 struct Clock<'w> {
     watch: &'w dyn Watch,

@@ -27,12 +27,15 @@ pub mod audit;
 pub mod bake;
 pub mod description;
 pub mod error;
+pub mod inspect;
 pub mod output;
 mod rest_mesh;
 pub mod roster;
 pub mod settings;
+pub mod shipped;
 pub mod slots;
 mod texels;
+pub mod verify;
 
 pub use audit::{AuditReport, AuditSettings};
 pub use bake::{bake, bake_watched, BakeReport, Unwatched, Watch, GENERATOR};
