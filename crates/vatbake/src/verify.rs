@@ -374,7 +374,7 @@ fn compare(
     let normal_tolerance = vat_bounds::NORMAL_MAX_ERROR_DEGREES + NORMAL_SLACK_DEGREES;
     // Before the comparison gives the fresh bounds: the recorded ones.
     let tolerance_of = |b: &Bounds| {
-        b.precision() * 1.001 + decimation_error + 8.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
+        b.precision() * 1.001 + decimation_error + 2.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
     };
     let mut report = VerifyReport {
         description: PathBuf::new(),
