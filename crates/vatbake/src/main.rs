@@ -213,14 +213,17 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
     }
     let t = &report.timings_ms;
     out!(
-        "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1}, \
-         encode {:.1}, write {:.1}",
+        "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1} \
+         (evaluate {:.1}, compress {:.1}, write {:.1}), encode {:.1}, write {:.1}",
         t.load,
         t.decimate,
         t.evaluate,
         t.bounds,
         t.measure,
         t.pack,
+        t.pack_evaluate,
+        t.pack_compress,
+        t.pack_write,
         t.encode,
         t.write
     );
