@@ -570,7 +570,13 @@ fn json_summary_fields_agree_with_the_files() {
 
     let stages = ["load", "decimate", "evaluate", "bounds", "measure", "pack", "encode", "write"];
     let timings = s["timings_ms"].as_object().unwrap();
-    assert_eq!(timings.len(), stages.len() + 1, "{timings:?}");
+    assert_eq!(timings.len(), stages.len() + 4, "{timings:?}");
+    // pack's three parts: each within the stage's wall time, and they cover most of it.
+    let pack = timings["pack"].as_f64().unwrap();
+    let parts: Vec<f64> =
+        ["pack_evaluate", "pack_compress", "pack_write"].iter().map(|p| timings[*p].as_f64().unwrap()).collect();
+    assert!(parts.iter().all(|&p| p > 0.0 && p <= pack + 0.01), "{parts:?} of {pack}");
+    assert!(parts.iter().sum::<f64>() >= 0.5 * pack, "{parts:?} of {pack}");
     let mut sum = 0.0;
     for stage in stages {
         let ms = timings[stage].as_f64().unwrap_or_else(|| panic!("{stage}"));

@@ -52,8 +52,15 @@ pub struct Timings {
     /// Measuring the decimation's error (evaluating the full model on the measured rows).
     pub measure: f64,
     /// Skinning every point on every row in full into 16-bit texels, compressed into the
-    /// staged texture file as they are made.
+    /// staged texture file as they are made: the stage's wall time. Its three parts
+    /// follow; with more than one thread they overlap, so they may add up to more.
     pub pack: f64,
+    /// Of `pack`: evaluating every point on every row into texels.
+    pub pack_evaluate: f64,
+    /// Of `pack`: compressing the texels (Zstandard, or the PNG encoder), file writes excluded.
+    pub pack_compress: f64,
+    /// Of `pack`: writing the texture's bytes into the staged file.
+    pub pack_write: f64,
     /// Building the rest-pose mesh and the description.
     pub encode: f64,
     /// Staging the rest-pose mesh and the description, and renaming all three files into place.
@@ -215,6 +222,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     })?;
     let mut staged = Staged::new(&settings.out_dir);
     let texture = clock.stage("pack", || pack(&posed, &layout, &bounds, settings, watch, &mut staged, &mut found))?;
+    (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
     drop(posed.poses);
     let encoded = clock.stage("encode", || {
         encode(&source, model, &posed.rest, posed.entries, &layout, &bounds, &texture, decimation.clone(), settings)
@@ -243,6 +251,48 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         timings_ms: timings,
         warnings: found.warnings,
         description,
+    })
+}
+
+/// A fresh evaluation of a bake's source, for `verify`: the bake's own load,
+/// clip choice, decimation and evaluation with `settings`, nothing written.
+pub(crate) struct Fresh<'m> {
+    /// The rig of the baked points (decimated, when the settings decimate).
+    pub rig: Rig<'m>,
+    /// The pose of every global row, the clips stacked in order.
+    pub poses: Vec<RowPose>,
+    /// The clips with their rows, rates and durations (slots and loops not set).
+    pub entries: Vec<ClipEntry>,
+    /// The texture layout the bake makes.
+    pub layout: Layout,
+    /// SHA-256 of the source file, lowercase hex.
+    pub source_sha256: String,
+}
+
+impl Fresh<'_> {
+    /// Positions and normals of every point on global row `row`.
+    pub fn evaluate_row(&self, row: usize, positions: &mut [glam::Vec3A], normals: &mut [glam::Vec3A]) {
+        self.rig.evaluate(&self.poses[row], 0..self.layout.points, positions, normals);
+    }
+}
+
+/// Runs the bake's stages up to the evaluation (load → clips → decimate →
+/// evaluate) with `settings`, and hands the result to `then`: every row's pose of
+/// the points the bake would write, without writing anything.
+pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fresh) -> Result<R>) -> Result<R> {
+    let mut found = Found::default();
+    let source = load(settings, &mut found)?;
+    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
+    let decimation = decimate(&source.model, settings, &mut found.warnings)?;
+    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
+    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
+    let posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    then(&Fresh {
+        rig: posed.rig,
+        poses: posed.poses,
+        entries: posed.entries,
+        layout,
+        source_sha256: source.sha256.clone(),
     })
 }
 
@@ -475,6 +525,44 @@ struct PackedTexture {
     bytes: u64,
     container: &'static str,
     supercompression: &'static str,
+    /// Milliseconds spent evaluating, compressing and writing.
+    parts_ms: (f64, f64, f64),
+}
+
+/// A file writer that counts the time spent in its writes and seeks (in
+/// nanoseconds, into `spent`): the texture's write time, apart from compression.
+struct TimedFile<'a> {
+    file: &'a mut std::fs::File,
+    spent: &'a std::sync::atomic::AtomicU64,
+}
+
+impl TimedFile<'_> {
+    fn timed<T>(&mut self, work: impl FnOnce(&mut std::fs::File) -> T) -> T {
+        let at = Instant::now();
+        let out = work(self.file);
+        self.spent.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+        out
+    }
+}
+
+impl std::io::Write for TimedFile<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.timed(|f| f.write(bytes))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.timed(|f| f.flush())
+    }
+}
+
+impl std::io::Seek for TimedFile<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.timed(|f| f.seek(to))
+    }
+}
+
+/// Nanoseconds to milliseconds, to the microsecond, as every reported time.
+fn nanos_ms(nanos: u64) -> f64 {
+    (nanos as f64 / 1e3).round() / 1e3
 }
 
 /// Pack: every row evaluated again, in full, straight into texels, compressed into
@@ -512,13 +600,22 @@ fn pack(
                 workers: zstd_workers(),
             };
             let (width, height) = (layout.width as u32, layout.height as u32);
+            let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
+            let mut evaluating = std::time::Duration::ZERO;
             let bytes = staged
                 .write_with(&name, |file| {
+                    let file = TimedFile { file, spent: &writing };
+                    let timed = |work: &mut dyn FnMut() -> Result<(), vat_ktx2::Ktx2Error>| {
+                        let at = Instant::now();
+                        let out = work();
+                        in_writer.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+                        out
+                    };
                     let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
                     let (mut done, row_len) = (0, layout.width * 4);
                     watch.rows(0, layout.height);
-                    texels::stream_texels(&posed.rig, &posed.poses, layout, bounds, |rows| {
-                        writer.write_rows(rows)?;
+                    evaluating = texels::stream_texels(&posed.rig, &posed.poses, layout, bounds, |rows| {
+                        timed(&mut || writer.write_rows(rows))?;
                         done += rows.len() / row_len;
                         watch.rows(done, layout.height);
                         if watch.cancelled() {
@@ -527,11 +624,18 @@ fn pack(
                         }
                         Ok::<(), vat_ktx2::Ktx2Error>(())
                     })?;
-                    writer.finish()?;
+                    let mut writer = Some(writer);
+                    timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
                     Ok(())
                 })
                 .map_err(output)?;
-            Ok(PackedTexture { name, bytes, container, supercompression: "zstd" })
+            let (writing, in_writer) = (writing.into_inner(), in_writer.into_inner());
+            let parts_ms = (
+                nanos_ms(evaluating.as_nanos() as u64),
+                nanos_ms(in_writer.saturating_sub(writing)),
+                nanos_ms(writing),
+            );
+            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms })
         }
         TextureFormat::Png => {
             found.warnings.push(
@@ -541,11 +645,17 @@ fn pack(
                 )
                 .advice("ship the KTX2 unless a tool can read nothing else"),
             );
+            let at = Instant::now();
             let texels = texels::texels(&posed.rig, &posed.poses, layout, bounds);
+            let evaluated = ms(at);
+            let at = Instant::now();
             let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
             let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
+            let compressed = ms(at);
+            let at = Instant::now();
             staged.write(&name, &png).map_err(output)?;
-            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none" })
+            let parts_ms = (evaluated, compressed, ms(at));
+            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none", parts_ms })
         }
     }
 }

@@ -30,6 +30,10 @@ pub enum Command {
     Roster(RosterArgs),
     /// Check shipped description files against their source models, textures and the alias table.
     Audit(AuditArgs),
+    /// Summarize a shipped file: a description (.vat.json), a texture (.vat.ktx2, header only) or a rest mesh (.rest.glb).
+    Inspect(InspectArgs),
+    /// Decode a shipped texture and compare it with a fresh evaluation of its source (exit 1 when a clip is off).
+    Verify(VerifyArgs),
     /// Print the JSON Schema of the description file.
     Schema,
     /// Print a shell completion script (e.g. `vatbake completions bash > /etc/bash_completion.d/vatbake`).
@@ -64,6 +68,9 @@ pub struct RosterArgs {
     /// Bake nothing: audit the roster's outputs against their sources (exit 1 on findings).
     #[arg(long)]
     pub check: bool,
+    /// Bake nothing: decode every unit's texture and compare it with its source (exit 1 when one is off).
+    #[arg(long, conflicts_with_all = ["check", "force"])]
+    pub verify: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -179,6 +186,27 @@ impl BakeArgs {
         };
         options.settings(self.input, self.out_dir)
     }
+}
+
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// The file: a description (*.vat.json), a texture (*.vat.ktx2, *.vat.png) or a rest mesh (*.rest.glb).
+    pub file: PathBuf,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The description file (*.vat.json) of the bake to verify.
+    pub description: PathBuf,
+    /// The source model to compare with (default: the file the description names, beside it or one folder up).
+    #[arg(long, value_name = "MODEL")]
+    pub source: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -311,7 +339,7 @@ mod tests {
 
     #[test]
     fn docs_cli_md_lists_every_option_of_every_command_and_no_other() {
-        for name in ["bake", "roster", "audit"] {
+        for name in ["bake", "roster", "audit", "inspect", "verify"] {
             assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
         }
     }

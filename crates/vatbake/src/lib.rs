@@ -26,12 +26,15 @@
 pub mod audit;
 pub mod bake;
 pub mod error;
+pub mod inspect;
 mod rest_mesh;
 pub mod roster;
 pub mod settings;
+pub mod shipped;
 pub mod slots;
 pub mod staging;
 mod texels;
+pub mod verify;
 
 /// The description file's types, schema, file names and hash rule: the
 /// `vat-description` crate, under the name the pipeline has always used.

@@ -74,6 +74,10 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 let format = if output.json { cli::AuditFormat::Json } else { cli::AuditFormat::Text };
                 return print::audit(&roster::check(&roster, args.shard)?, format);
             }
+            if args.verify {
+                let report = roster::verify(&roster, args.jobs, args.shard)?;
+                return print::roster_verify(&report, &output);
+            }
             let options = roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard };
             let report = {
                 let progress = print::RosterProgress::new(!output.quiet && !output.json);
@@ -101,6 +105,25 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
         cli::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
+        cli::Command::Inspect(args) => {
+            let inspection = vatbake::inspect::inspect(&args.file)?;
+            if args.json {
+                out!("{}", serde_json::to_string_pretty(&inspection)?);
+            } else {
+                print::inspection(&inspection);
+            }
+            Ok(0)
+        }
+        cli::Command::Verify(args) => {
+            let settings = vatbake::verify::VerifySettings { description: args.description, source: args.source };
+            let report = vatbake::verify::verify(&settings)?;
+            if args.json {
+                out!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print::verify(&report);
+            }
+            Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
+        }
         cli::Command::Schema => {
             out!("{}", description::schema_json().trim_end());
             Ok(0)
@@ -190,14 +213,17 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
     }
     let t = &report.timings_ms;
     out!(
-        "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1}, \
-         encode {:.1}, write {:.1}",
+        "  stages (ms): load {:.1}, decimate {:.1}, evaluate {:.1}, bounds {:.1}, measure {:.1}, pack {:.1} \
+         (evaluate {:.1}, compress {:.1}, write {:.1}), encode {:.1}, write {:.1}",
         t.load,
         t.decimate,
         t.evaluate,
         t.bounds,
         t.measure,
         t.pack,
+        t.pack_evaluate,
+        t.pack_compress,
+        t.pack_write,
         t.encode,
         t.write
     );

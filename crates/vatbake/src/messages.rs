@@ -2,7 +2,7 @@
 //!
 //! Exit codes (also in docs/CLI.md):
 //! - 0: success
-//! - 1: findings (audit) or failed units (roster)
+//! - 1: findings (audit), failed units (roster), a bake that is off its source (verify)
 //! - 2: usage error: a flag or argument is wrong
 //! - 3: input error: the model cannot be read, is invalid, unsupported, or would bake wrongly
 //! - 4: output error: the results cannot be written
@@ -74,6 +74,24 @@ pub fn warning(message: &str) {
         eprintln!("\x1b[1;33mwarning:\x1b[0m {message}");
     } else {
         eprintln!("warning: {message}");
+    }
+}
+
+/// `text` in bold when stdout is a terminal and NO_COLOR is unset.
+pub fn bold(text: &str) -> String {
+    if std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        format!("\x1b[1m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// `text` in red (`ok` false) or green when stdout is a terminal and NO_COLOR is unset.
+pub fn verdict(text: &str, ok: bool) -> String {
+    if std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        format!("\x1b[1;{}m{text}\x1b[0m", if ok { 32 } else { 31 })
+    } else {
+        text.to_string()
     }
 }
 

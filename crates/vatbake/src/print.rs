@@ -150,3 +150,204 @@ pub fn roster_summary(report: &RosterReport) {
         report.ms / 1000.0
     );
 }
+
+/// `vatbake inspect`'s text: a few short lines.
+pub fn inspection(inspection: &vatbake::inspect::Inspection) {
+    use vatbake::inspect::Inspection;
+    let v3 = |v: [f32; 3]| format!("({:.4}, {:.4}, {:.4})", v[0], v[1], v[2]);
+    let percent = |r: f64| format!("{:.1}%", 100.0 * r);
+    match inspection {
+        Inspection::Description(d) => {
+            let t = &d.texture;
+            out!("{}: {}", messages::bold(&d.file.display().to_string()), d.generator);
+            out!("  source    {} ({}, sha256 {})", d.source.file, messages::bytes(d.source.bytes), &d.source.sha256);
+            out!(
+                "  texture   {} {}×{}{} {} {}+{}, {} (raw {}, {}){}",
+                t.file,
+                t.width,
+                t.height,
+                if t.bands > 1 { format!(" in {} bands", t.bands) } else { String::new() },
+                t.format,
+                t.container,
+                t.supercompression,
+                messages::bytes(t.bytes),
+                messages::bytes(d.raw_bytes),
+                percent(d.ratio_to_raw),
+                match d.texture_on_disk {
+                    None => " — missing".to_string(),
+                    Some(b) if b != t.bytes => format!(" — {} on disk", messages::bytes(b)),
+                    Some(_) => String::new(),
+                }
+            );
+            out!(
+                "  points    {} × {} rows; rest mesh {} ({} triangles)",
+                d.points,
+                d.rows,
+                d.mesh.file,
+                d.mesh.triangles
+            );
+            out!(
+                "  bounds    {} .. {}, diagonal {:.4}; precision {:.3e}; normals within {}°",
+                v3(d.bounds_min),
+                v3(d.bounds_max),
+                d.diagonal,
+                d.precision,
+                d.normal_max_error_degrees
+            );
+            match &d.decimation {
+                None => out!("  decimation none (every source point baked)"),
+                Some(x) => out!(
+                    "  decimation {} → {} points; error max {:.3e} ({:.3}%), mean {:.3e} ({:.4}%) over {} rows",
+                    x.source_points,
+                    x.points,
+                    x.max_error,
+                    100.0 * x.max_error_fraction,
+                    x.mean_error,
+                    100.0 * x.mean_error_fraction,
+                    x.rows_measured
+                ),
+            }
+            out!(
+                "  settings  fps {}, points {}, max width {}, zstd {}, merge {}",
+                d.settings.fps,
+                d.settings.points,
+                d.settings.max_width,
+                d.settings.zstd_level,
+                d.settings.merge_clips
+            );
+            for c in &d.clips {
+                out!(
+                    "  clip {:<24} {:<10} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
+                    format!("\"{}\"", c.name),
+                    c.slot.as_deref().unwrap_or("(no slot)"),
+                    c.row,
+                    c.row + c.rows,
+                    c.duration,
+                    c.rate,
+                    if c.looping { ", loops" } else { "" }
+                );
+            }
+        }
+        Inspection::Texture(t) => {
+            out!(
+                "{}: {} {}×{}, {}, {} level{}, supercompression {}",
+                messages::bold(&t.file.display().to_string()),
+                t.container.to_uppercase(),
+                t.width,
+                t.height,
+                match (t.format, t.vk_format) {
+                    (Some(f), _) => f.to_string(),
+                    (None, Some(v)) => format!("vkFormat {v} (not vatbake's)"),
+                    (None, None) => "not 16-bit RGBA (not vatbake's)".to_string(),
+                },
+                t.levels,
+                if t.levels == 1 { "" } else { "s" },
+                t.supercompression
+            );
+            match (t.raw_bytes, t.ratio_to_raw) {
+                (Some(raw), Some(r)) => {
+                    out!("  {} (raw {}, {})", messages::bytes(t.bytes), messages::bytes(raw), percent(r))
+                }
+                _ => out!("  {}", messages::bytes(t.bytes)),
+            }
+            for (key, value) in &t.key_values {
+                out!("  {key} = {value}");
+            }
+        }
+        Inspection::RestMesh(m) => {
+            out!(
+                "{}: {}",
+                messages::bold(&m.file.display().to_string()),
+                m.generator.as_deref().unwrap_or("(no generator)")
+            );
+            out!(
+                "  {} vertices ({} texture columns + 2 bounds corners), {} triangles in {} primitive{}, {} material{}, {}",
+                m.vertices,
+                m.columns,
+                m.triangles,
+                m.primitives,
+                if m.primitives == 1 { "" } else { "s" },
+                m.materials,
+                if m.materials == 1 { "" } else { "s" },
+                messages::bytes(m.bytes)
+            );
+            out!("  bounds {} .. {}", v3(m.bounds_min), v3(m.bounds_max));
+        }
+    }
+}
+
+/// `vatbake verify`'s text: the verdict, a line per clip, then each finding.
+pub fn verify(report: &vatbake::verify::VerifyReport) {
+    out!(
+        "{} {} against {}: {} clips, tolerance {:.3e} model units ({:.4}% of the diagonal {:.4}), {:.0} ms",
+        messages::verdict(if report.passed { "passed" } else { "FAILED" }, report.passed),
+        report.description.display(),
+        report.source.display(),
+        report.clips.len(),
+        report.tolerance,
+        if report.diagonal > 0.0 { 100.0 * report.tolerance / report.diagonal } else { 0.0 },
+        report.diagonal,
+        report.elapsed_ms
+    );
+    for c in &report.clips {
+        out!(
+            "  {} {:<24} rows {:>4}..{:<4} max {:.3e} ({:.4}%) at row {}, mean {:.3e} ({:.5}%), normals {:.2}°",
+            if c.passed { " " } else { "!" },
+            format!("\"{}\"", c.name),
+            c.row,
+            c.row + c.rows_compared,
+            c.max_error,
+            100.0 * c.max_error_fraction,
+            c.worst_row,
+            c.mean_error,
+            100.0 * c.mean_error_fraction,
+            c.max_normal_error_degrees
+        );
+    }
+    for f in &report.findings {
+        out!("  {}: {}", f.code, f.message);
+    }
+}
+
+/// `roster --verify`: a line per unit, each finding, a total; exit 1 unless every unit passed.
+pub fn roster_verify(report: &vatbake::roster::RosterVerifyReport, output: &crate::cli::Output) -> anyhow::Result<u8> {
+    if output.json {
+        out!("{}", serde_json::to_string_pretty(report)?);
+    } else if !output.quiet {
+        for unit in &report.units {
+            let worst = unit.report.as_ref().and_then(|r| {
+                r.clips
+                    .iter()
+                    .map(|c| c.max_error_fraction)
+                    .max_by(f32::total_cmp)
+                    .map(|f| (f, r.tolerance / r.diagonal))
+            });
+            out!(
+                "{:<28} {:>7} {:>9.0} ms{}",
+                unit.name,
+                unit.status,
+                unit.ms,
+                worst.map_or(String::new(), |(f, t)| format!(
+                    "  worst clip {:.4}% of the diagonal (tolerance {:.4}%)",
+                    100.0 * f,
+                    100.0 * t
+                ))
+            );
+            for f in unit.report.iter().flat_map(|r| &r.findings) {
+                out!("  {}: {}", f.code, f.message);
+            }
+        }
+        out!(
+            "{} units: {} passed, {} failed, {} not verified; {:.1} s",
+            report.units.len(),
+            report.passed,
+            report.failed,
+            report.errors,
+            report.ms / 1000.0
+        );
+    }
+    for unit in report.units.iter().filter(|u| u.status == "error") {
+        messages::error(&format!("unit \"{}\": {}", unit.name, unit.error.as_deref().unwrap_or("")));
+    }
+    Ok(if report.passed == report.units.len() { 0 } else { messages::EXIT_FINDINGS })
+}

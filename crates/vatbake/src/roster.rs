@@ -449,3 +449,92 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         ms: crate::error::ms(started),
     })
 }
+
+/// One unit of `roster --verify`.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnitVerified {
+    /// The unit's name.
+    pub name: String,
+    /// Its description file.
+    pub description: PathBuf,
+    /// "passed", "failed" (findings) or "error" (could not be verified: no bake, no source).
+    pub status: &'static str,
+    /// Wall time spent on the unit, in milliseconds.
+    pub ms: f64,
+    /// The verification; null when it could not run.
+    pub report: Option<crate::verify::VerifyReport>,
+    /// Why it could not run; null otherwise.
+    pub error: Option<String>,
+}
+
+/// The outcome of `roster --verify`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RosterVerifyReport {
+    /// The roster file.
+    pub roster: PathBuf,
+    /// The folder the units were baked into (`output` in JSON).
+    #[serde(rename = "output")]
+    pub folder: PathBuf,
+    /// Every unit (of the shard), sorted by name.
+    pub units: Vec<UnitVerified>,
+    /// Units that passed.
+    pub passed: usize,
+    /// Units with findings.
+    pub failed: usize,
+    /// Units that could not be verified.
+    pub errors: usize,
+    /// Wall time of the whole run, in milliseconds.
+    pub ms: f64,
+}
+
+/// `--verify`: every unit's bake decoded and compared with its own source
+/// ([`crate::verify`]), `jobs` units at a time (`None`: one per core). A unit that
+/// fails, or cannot be verified, fails alone.
+pub fn verify(roster: &Roster, jobs: Option<usize>, shard: Option<(usize, usize)>) -> Result<RosterVerifyReport> {
+    let started = Instant::now();
+    let units = selected(roster, shard);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start {} worker threads: {e}", jobs.unwrap_or(0))))?;
+    let units: Vec<UnitVerified> = pool.install(|| {
+        units
+            .par_iter()
+            .map(|unit| {
+                let at = Instant::now();
+                let outcome = unit.settings(&roster.folder).map_err(Error::from).and_then(|settings| {
+                    let description = settings.out_dir.join(settings.description_file());
+                    if !description.is_file() {
+                        return Err(Error::input(format!(
+                            "unit \"{}\" has no bake: {} does not exist; bake the roster first",
+                            unit.name,
+                            description.display()
+                        )));
+                    }
+                    let settings = crate::verify::VerifySettings { description, source: Some(unit.source.clone()) };
+                    crate::verify::verify(&settings)
+                });
+                let (status, report, error) = match outcome {
+                    Ok(r) if r.passed => ("passed", Some(r), None),
+                    Ok(r) => ("failed", Some(r), None),
+                    Err(e) => ("error", None, Some(e.message)),
+                };
+                let description = report.as_ref().map_or_else(
+                    || roster.folder.join(&unit.name).join(crate::description::description_file(&unit.name)),
+                    |r| r.description.clone(),
+                );
+                UnitVerified { name: unit.name.clone(), description, status, ms: crate::error::ms(at), report, error }
+            })
+            .collect()
+    });
+    let count = |status| units.iter().filter(|u| u.status == status).count();
+    Ok(RosterVerifyReport {
+        roster: roster.file.clone(),
+        folder: roster.folder.clone(),
+        passed: count("passed"),
+        failed: count("failed"),
+        errors: count("error"),
+        units,
+        ms: crate::error::ms(started),
+    })
+}

@@ -14,6 +14,7 @@
 //! own pose and points, so the bytes are the same at any thread count.
 
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
@@ -95,14 +96,14 @@ const CHUNKS: usize = 3;
 /// compressing one chunk overlaps with evaluating the next; on one thread it is
 /// called in line (a second thread would only take turns with the first). The
 /// chunks are the same either way. The first error `sink` returns stops the
-/// evaluation and is returned.
+/// evaluation and is returned; otherwise the time spent evaluating (filling chunks).
 pub fn stream_texels<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
     bounds: &Bounds,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
-) -> Result<(), E> {
+) -> Result<Duration, E> {
     stream_chunks(rig, poses, layout, bounds, CHUNK_BYTES, sink)
 }
 
@@ -113,7 +114,8 @@ fn stream_chunks<E: Send>(
     bounds: &Bounds,
     chunk_bytes: usize,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
-) -> Result<(), E> {
+) -> Result<Duration, E> {
+    let mut evaluating = Duration::ZERO;
     let row_len = layout.width * 4;
     let rows_per_chunk = (chunk_bytes / (row_len * 2)).clamp(1, layout.height.max(1));
     let quantizer = Quantizer::new(bounds);
@@ -121,10 +123,12 @@ fn stream_chunks<E: Send>(
         let mut chunk = vec![0u16; rows_per_chunk * row_len];
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
+            let at = Instant::now();
             fill_rows(rig, poses, layout, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
-        return Ok(());
+        return Ok(evaluating);
     }
     std::thread::scope(|scope| {
         let (filled, to_sink) = mpsc::sync_channel::<(usize, Vec<u16>)>(1);
@@ -149,13 +153,15 @@ fn stream_chunks<E: Send>(
                     Err(_) => break, // the sink failed and its thread has ended
                 }
             };
+            let at = Instant::now();
             fill_rows(rig, poses, layout, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
             }
         }
         drop(filled);
-        encoder.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        encoder.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)).map(|()| evaluating)
     })
 }
 

@@ -1,0 +1,323 @@
+//! `vatbake inspect`: what one shipped file holds, read without evaluating
+//! anything. A description (`*.vat.json`) is summarized from its JSON and the
+//! texture's size on disk; a texture (`*.vat.ktx2`) from its header and
+//! key/value data alone, never inflating the image (a 16-bit PNG from its IHDR);
+//! a rest mesh (`*.rest.glb`) from its accessors.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::description::{ClipEntry, Decimation, Description, Mesh, Settings, Source, Texture};
+use crate::error::Error;
+use crate::shipped;
+
+/// What kind of file `inspect` was given, and what it holds.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Inspection {
+    /// A description file.
+    Description(Box<DescriptionSummary>),
+    /// A texture file.
+    Texture(TextureSummary),
+    /// A rest-pose mesh.
+    RestMesh(RestMeshSummary),
+}
+
+/// A description, with what follows from it.
+#[derive(Clone, Debug, Serialize)]
+pub struct DescriptionSummary {
+    /// The file inspected.
+    pub file: PathBuf,
+    /// The tool that wrote it.
+    pub generator: String,
+    /// The source model it was baked from.
+    pub source: Source,
+    /// The settings of the bake.
+    pub settings: Settings,
+    /// Points (texture columns before wrapping into bands).
+    pub points: u32,
+    /// Rows of all clips stacked.
+    pub rows: u32,
+    /// The texture as recorded.
+    pub texture: Texture,
+    /// The texture's size on disk, when it is beside the description.
+    pub texture_on_disk: Option<u64>,
+    /// Bytes of the texels uncompressed: width × height × 8.
+    pub raw_bytes: u64,
+    /// The recorded texture bytes over `raw_bytes`.
+    pub ratio_to_raw: f64,
+    /// The rest mesh as recorded.
+    pub mesh: Mesh,
+    /// The lowest corner of the bounds.
+    pub bounds_min: [f32; 3],
+    /// The highest corner of the bounds.
+    pub bounds_max: [f32; 3],
+    /// The length of the bounds' diagonal.
+    pub diagonal: f32,
+    /// The 16-bit position precision, in model units.
+    pub precision: f32,
+    /// The normal encoding's largest error, in degrees.
+    pub normal_max_error_degrees: f32,
+    /// The decimation and its error, if any.
+    pub decimation: Option<Decimation>,
+    /// The clips, in row order.
+    pub clips: Vec<ClipEntry>,
+}
+
+/// A texture's header facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct TextureSummary {
+    /// The file inspected.
+    pub file: PathBuf,
+    /// "ktx2" or "png".
+    pub container: &'static str,
+    /// The KTX2 `vkFormat` (null for a PNG).
+    pub vk_format: Option<u32>,
+    /// The format's name, when it is the one vatbake writes ("R16G16B16A16_UNORM"), else null.
+    pub format: Option<&'static str>,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Mip levels (KTX2; 1 for a PNG).
+    pub levels: u32,
+    /// "zstd", "none", "basislz" or "zlib".
+    pub supercompression: &'static str,
+    /// The KTX2 key/value pairs with text values (KTXwriter, KTXorientation, …).
+    pub key_values: BTreeMap<String, String>,
+    /// Size of the file in bytes.
+    pub bytes: u64,
+    /// Bytes of the texels uncompressed (width × height × 8), for 16-bit RGBA.
+    pub raw_bytes: Option<u64>,
+    /// `bytes` over `raw_bytes`.
+    pub ratio_to_raw: Option<f64>,
+}
+
+/// A rest mesh's contents.
+#[derive(Clone, Debug, Serialize)]
+pub struct RestMeshSummary {
+    /// The file inspected.
+    pub file: PathBuf,
+    /// The tool that wrote it.
+    pub generator: Option<String>,
+    /// Vertices, the two bounds corners included.
+    pub vertices: usize,
+    /// Texture columns the vertices read (the baked points).
+    pub columns: usize,
+    /// Triangles over every primitive.
+    pub triangles: usize,
+    /// Primitives of the mesh.
+    pub primitives: usize,
+    /// Materials carried over from the source.
+    pub materials: usize,
+    /// `POSITION` min: the box around the animation and the rest pose.
+    pub bounds_min: [f32; 3],
+    /// `POSITION` max.
+    pub bounds_max: [f32; 3],
+    /// Size of the file in bytes.
+    pub bytes: u64,
+}
+
+/// What the file's first bytes say it is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Description,
+    Ktx2,
+    Png,
+    Glb,
+}
+
+const KTX2_MAGIC: &[u8] = b"\xABKTX 20\xBB\r\n\x1A\n";
+const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+/// Inspects a description, texture or rest mesh; the kind comes from the file's
+/// name (`.json`, `.ktx2`, `.png`, `.glb`), or from its first bytes for any
+/// other name. A file that is not what its name says, or none of them, is a
+/// usage error naming the file.
+///
+/// ```no_run
+/// match vatbake::inspect::inspect("out/Fox.vat.ktx2".as_ref())? {
+///     vatbake::inspect::Inspection::Texture(t) => println!("{}×{} {}", t.width, t.height, t.supercompression),
+///     other => println!("{other:?}"),
+/// }
+/// # Ok::<(), vatbake::Error>(())
+/// ```
+pub fn inspect(path: &Path) -> Result<Inspection, Error> {
+    let mut file =
+        std::fs::File::open(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut head = Vec::new();
+    (&mut file)
+        .take(33)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    let sniffed = if head.starts_with(KTX2_MAGIC) {
+        Some(Kind::Ktx2)
+    } else if head.starts_with(PNG_MAGIC) {
+        Some(Kind::Png)
+    } else if head.starts_with(b"glTF") {
+        Some(Kind::Glb)
+    } else if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        Some(Kind::Description)
+    } else {
+        None
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let claimed = [(".json", Kind::Description), (".ktx2", Kind::Ktx2), (".png", Kind::Png), (".glb", Kind::Glb)]
+        .into_iter()
+        .find(|(ending, _)| name.ends_with(ending))
+        .map(|(_, kind)| kind);
+    let what = |kind: Kind| match kind {
+        Kind::Description => "a description (JSON)",
+        Kind::Ktx2 => "a KTX2 texture",
+        Kind::Png => "a PNG texture",
+        Kind::Glb => "a GLB rest mesh",
+    };
+    let kind = match (claimed, sniffed) {
+        (Some(c), Some(s)) if c == s => c,
+        (Some(c), Some(s)) => {
+            return Err(Error::usage(format!(
+                "{}: named like {} but its bytes are {}; rename it or give the right file",
+                path.display(),
+                what(c),
+                what(s)
+            )))
+        }
+        (Some(c), None) => {
+            return Err(Error::usage(format!(
+                "{}: named like {} but its first bytes are not; it is damaged or not a vatbake output",
+                path.display(),
+                what(c)
+            )))
+        }
+        (None, Some(s)) => s,
+        (None, None) => {
+            return Err(Error::usage(format!(
+                "{}: not a vatbake output; give a .vat.json, .vat.ktx2 or .rest.glb file",
+                path.display()
+            )))
+        }
+    };
+    match kind {
+        Kind::Description => describe(path).map(|d| Inspection::Description(Box::new(d))),
+        Kind::Ktx2 => {
+            file = std::fs::File::open(path)
+                .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+            let header = vat_ktx2::read_header_from(&mut file).map_err(|e| {
+                Error::usage(format!("{}: not a readable KTX2 texture: {e}; re-bake the unit", path.display()))
+            })?;
+            Ok(Inspection::Texture(ktx2_summary(path, &header, bytes)))
+        }
+        Kind::Png => png_summary(path, &head, bytes).map(Inspection::Texture),
+        Kind::Glb => {
+            let mesh = shipped::read_rest_mesh(path)?;
+            Ok(Inspection::RestMesh(RestMeshSummary {
+                file: path.to_path_buf(),
+                generator: mesh.generator,
+                vertices: mesh.positions.len(),
+                columns: mesh.columns.iter().map(|&c| c as usize + 1).max().unwrap_or(0),
+                triangles: mesh.triangles.len(),
+                primitives: mesh.primitives,
+                materials: mesh.materials,
+                bounds_min: mesh.min.to_array(),
+                bounds_max: mesh.max.to_array(),
+                bytes,
+            }))
+        }
+    }
+}
+
+fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
+    let d: Description = shipped::read_description(path)?;
+    let bounds = shipped::bounds_of(&d);
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let texture_on_disk = crate::description::check_file_name(&d.texture.file)
+        .ok()
+        .and_then(|()| std::fs::metadata(folder.join(&d.texture.file)).ok())
+        .map(|m| m.len());
+    let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * 8;
+    Ok(DescriptionSummary {
+        file: path.to_path_buf(),
+        generator: d.generator,
+        source: d.source,
+        settings: d.settings,
+        points: d.points,
+        rows: d.rows,
+        texture_on_disk,
+        raw_bytes,
+        ratio_to_raw: if raw_bytes > 0 { d.texture.bytes as f64 / raw_bytes as f64 } else { 0.0 },
+        texture: d.texture,
+        mesh: d.mesh,
+        bounds_min: bounds.min().to_array(),
+        bounds_max: bounds.max().to_array(),
+        diagonal: bounds.diagonal(),
+        precision: d.positions.precision,
+        normal_max_error_degrees: d.normals.max_error_degrees,
+        decimation: d.decimation,
+        clips: d.clips,
+    })
+}
+
+fn ratio(bytes: u64, raw: Option<u64>) -> Option<f64> {
+    raw.filter(|&r| r > 0).map(|r| bytes as f64 / r as f64)
+}
+
+fn ktx2_summary(path: &Path, header: &vat_ktx2::Ktx2Header, bytes: u64) -> TextureSummary {
+    let ours = header.vk_format == vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM;
+    let raw = ours.then(|| u64::from(header.width) * u64::from(header.height.max(1)) * 8);
+    let key_values = header
+        .key_values
+        .iter()
+        .map(|(key, _)| {
+            let value = header.value_str(key).map_or_else(|| "(binary)".to_string(), str::to_string);
+            (key.clone(), value)
+        })
+        .collect();
+    TextureSummary {
+        file: path.to_path_buf(),
+        container: "ktx2",
+        vk_format: Some(header.vk_format),
+        format: ours.then_some("R16G16B16A16_UNORM"),
+        width: header.width,
+        height: header.height,
+        levels: header.level_count,
+        supercompression: match header.supercompression_scheme {
+            0 => "none",
+            1 => "basislz",
+            2 => "zstd",
+            3 => "zlib",
+            _ => "unknown",
+        },
+        key_values,
+        bytes,
+        raw_bytes: raw,
+        ratio_to_raw: ratio(bytes, raw),
+    }
+}
+
+fn png_summary(path: &Path, head: &[u8], bytes: u64) -> Result<TextureSummary, Error> {
+    if head.len() < 33 || &head[12..16] != b"IHDR" {
+        return Err(Error::usage(format!("{}: a PNG without its IHDR header: damaged", path.display())));
+    }
+    let be = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+    let (width, height, depth, colour) = (be(16), be(20), head[24], head[25]);
+    let ours = depth == 16 && colour == 6;
+    let raw = ours.then(|| u64::from(width) * u64::from(height) * 8);
+    Ok(TextureSummary {
+        file: path.to_path_buf(),
+        container: "png",
+        vk_format: None,
+        format: ours.then_some("R16G16B16A16_UNORM"),
+        width,
+        height,
+        levels: 1,
+        supercompression: "none",
+        key_values: BTreeMap::new(),
+        bytes,
+        raw_bytes: raw,
+        ratio_to_raw: ratio(bytes, raw),
+    })
+}

@@ -1,0 +1,462 @@
+//! A shipped bake read back: the description, the texture decoded to positions
+//! and normals per point per row (the decode a shader applies, docs/FORMAT.md),
+//! and the rest mesh's triangles and the texture column of each of its vertices.
+//!
+//! What `vatbake inspect`, `vatbake verify` and `vatbake preview` read; nothing
+//! here evaluates a source model or writes a file.
+//!
+//! ```no_run
+//! let shipped = vatbake::shipped::Shipped::open("out/Fox.vat.json".as_ref())?;
+//! let clip = &shipped.description.clips[0];
+//! let positions = shipped.positions(clip.row as usize);
+//! assert_eq!(positions.len(), shipped.description.points as usize);
+//! let mesh = shipped.rest_mesh()?;
+//! assert_eq!(mesh.columns[0], 0);
+//! # Ok::<(), vatbake::Error>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use vat_bounds::Bounds;
+use vat_model::Layout;
+
+use crate::description::check_file_name;
+use crate::description::{self, Description};
+use crate::error::Error;
+
+/// Reads and parses a description file, refusing anything that is not a vatbake
+/// description of the version this vatbake reads ([`ErrorKind::Usage`](crate::ErrorKind::Usage)).
+///
+/// ```no_run
+/// let description = vatbake::shipped::read_description("out/Fox.vat.json".as_ref())?;
+/// println!("{} points × {} rows", description.points, description.rows);
+/// # Ok::<(), vatbake::Error>(())
+/// ```
+pub fn read_description(path: &Path) -> Result<Description, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    parse_description(path, &bytes).map(|(d, _)| d)
+}
+
+/// A description's bytes parsed, with the JSON value they came from.
+fn parse_description(path: &Path, bytes: &[u8]) -> Result<(Description, serde_json::Value), Error> {
+    let not_ours = |why: String| {
+        Error::usage(format!(
+            "{}: not a vatbake description ({why}); give the .vat.json file a bake wrote, \
+             or re-bake the unit with this vatbake",
+            path.display()
+        ))
+    };
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| not_ours(format!("not JSON: {e}")))?;
+    let format = value.get("format").and_then(|f| f.as_str());
+    if format != Some(description::FORMAT) {
+        return Err(not_ours(format!("its format is {format:?}, not \"{}\"", description::FORMAT)));
+    }
+    let version = value.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(u64::from(description::FORMAT_VERSION)) {
+        return Err(not_ours(format!(
+            "format_version {version:?}; this vatbake reads version {}",
+            description::FORMAT_VERSION
+        )));
+    }
+    let description = serde_json::from_value(value.clone()).map_err(|e| not_ours(e.to_string()))?;
+    Ok((description, value))
+}
+
+/// The layout a description declares, checked for consistency with itself
+/// (`height = bands · rows`, every point in a column, no band left empty).
+pub fn layout_of(description: &Description) -> Result<Layout, String> {
+    let t = &description.texture;
+    let (points, rows) = (description.points as usize, description.rows as usize);
+    let (width, bands, height) = (t.width as usize, t.bands as usize, t.height as usize);
+    let consistent = bands >= 1
+        && width >= 1
+        && rows >= 1
+        && points >= 1
+        && height == bands * rows
+        && width * bands >= points
+        && width * (bands - 1) < points;
+    if !consistent {
+        return Err(format!(
+            "its texture is {width}×{height} in {bands} bands, which cannot hold {points} points × {rows} rows"
+        ));
+    }
+    Ok(Layout { points, rows, width, bands, height })
+}
+
+/// The box a description decodes positions against.
+pub fn bounds_of(description: &Description) -> Bounds {
+    Bounds {
+        center: Vec3::from_array(description.positions.center),
+        half_extent: Vec3::from_array(description.positions.half_extent),
+    }
+}
+
+/// Hashes a description records for its texture and rest mesh (`texture.sha256`,
+/// `mesh.sha256`), when it records them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordedHashes {
+    /// SHA-256 of the texture file, lowercase hex.
+    pub texture: Option<String>,
+    /// SHA-256 of the rest mesh file, lowercase hex.
+    pub mesh: Option<String>,
+}
+
+/// A description and the files beside it, before the texture is decoded.
+#[derive(Clone, Debug)]
+pub struct ShippedFiles {
+    /// The description file.
+    pub path: PathBuf,
+    /// The description, parsed.
+    pub description: Description,
+    /// The texture and rest mesh hashes it records, if any.
+    pub hashes: RecordedHashes,
+    /// The texture file (beside the description).
+    pub texture: PathBuf,
+    /// The rest mesh file (beside the description).
+    pub mesh: PathBuf,
+}
+
+impl ShippedFiles {
+    /// Reads the description at `path` and names its texture and rest mesh; a
+    /// description that names a file outside its folder is refused.
+    ///
+    /// ```no_run
+    /// let files = vatbake::shipped::ShippedFiles::read("out/Fox.vat.json".as_ref())?;
+    /// assert!(files.texture.ends_with("Fox.vat.ktx2"));
+    /// # Ok::<(), vatbake::Error>(())
+    /// ```
+    pub fn read(path: &Path) -> Result<Self, Error> {
+        let bytes =
+            std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+        let (description, value) = parse_description(path, &bytes)?;
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        for name in [&description.texture.file, &description.mesh.file] {
+            check_file_name(name).map_err(|e| {
+                Error::usage(format!("{}: names the file {name:?}: {e}; re-bake the unit", path.display()))
+            })?;
+        }
+        let hash = |section: &str| value.get(section)?.get("sha256")?.as_str().map(str::to_string);
+        Ok(ShippedFiles {
+            path: path.to_path_buf(),
+            hashes: RecordedHashes { texture: hash("texture"), mesh: hash("mesh") },
+            texture: folder.join(&description.texture.file),
+            mesh: folder.join(&description.mesh.file),
+            description,
+        })
+    }
+
+    /// Reads and decodes the texture: the KTX2 (Zstandard or uncompressed) or the
+    /// 16-bit PNG the description names. The error says what is wrong with it
+    /// (missing, truncated, corrupt, another shape than the description's), naming
+    /// the file; `verify` reports it as a finding.
+    pub fn decode_texture(&self) -> Result<vat_ktx2::Rgba16Image, String> {
+        let bytes = std::fs::read(&self.texture)
+            .map_err(|e| format!("{}: cannot read the texture: {e}", self.texture.display()))?;
+        let image = self.decode_texture_bytes(&bytes)?;
+        self.check_shape(&image)?;
+        Ok(image)
+    }
+
+    /// Decodes the texture's bytes (already read) by the description's container.
+    pub fn decode_texture_bytes(&self, bytes: &[u8]) -> Result<vat_ktx2::Rgba16Image, String> {
+        match self.description.texture.container.as_str() {
+            "png" => vat_ktx2::decode_png16(bytes),
+            _ => vat_ktx2::decode_ktx2(bytes),
+        }
+        .map_err(|e| format!("{}: the texture cannot be decoded: {e}", self.texture.display()))
+    }
+
+    /// Whether a decoded texture has the description's width and height.
+    pub fn check_shape(&self, image: &vat_ktx2::Rgba16Image) -> Result<(), String> {
+        let t = &self.description.texture;
+        if (image.width, image.height) != (t.width, t.height) {
+            return Err(format!(
+                "{}: the texture is {}×{} texels, the description says {}×{}: it belongs to another bake",
+                self.texture.display(),
+                image.width,
+                image.height,
+                t.width,
+                t.height
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A shipped bake with its texture decoded: every point's position and normal on
+/// every row, as a shader sees them.
+#[derive(Clone, Debug)]
+pub struct Shipped {
+    /// The description and its files.
+    pub files: ShippedFiles,
+    /// The description (the same as `files.description`).
+    pub description: Description,
+    /// Where each point and row is in the texture.
+    pub layout: Layout,
+    /// The box the positions decode against.
+    pub bounds: Bounds,
+    /// The decoded texels.
+    pub image: vat_ktx2::Rgba16Image,
+}
+
+impl Shipped {
+    /// Reads the description at `path` and decodes its texture. A file that is
+    /// not a description is a usage error; a texture that cannot be read or
+    /// decoded, or disagrees with the description, an input error.
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let files = ShippedFiles::read(path)?;
+        Self::from_files(files).map_err(Error::input)
+    }
+
+    /// [`Shipped::open`] from a description already read; the error is the texture's.
+    pub fn from_files(files: ShippedFiles) -> Result<Self, String> {
+        let layout = layout_of(&files.description).map_err(|e| format!("{}: {e}", files.path.display()))?;
+        let image = files.decode_texture()?;
+        Ok(Shipped {
+            description: files.description.clone(),
+            bounds: bounds_of(&files.description),
+            files,
+            layout,
+            image,
+        })
+    }
+
+    /// Rows of all clips stacked (the height of one band).
+    pub fn rows(&self) -> usize {
+        self.layout.rows
+    }
+
+    /// Points: one texture column each.
+    pub fn points(&self) -> usize {
+        self.layout.points
+    }
+
+    /// The RGBA16 texel of `point` on global row `row`.
+    pub fn texel(&self, point: usize, row: usize) -> [u16; 4] {
+        let (x, y) = self.layout.texel(point, row);
+        let at = (y * self.layout.width + x) * 4;
+        let t = &self.image.texels[at..at + 4];
+        [t[0], t[1], t[2], t[3]]
+    }
+
+    /// Decodes global row `row` into `positions` and `normals` (one per point).
+    ///
+    /// # Panics
+    /// If `row` is past the last row or a slice is not one per point.
+    pub fn decode_row(&self, row: usize, positions: &mut [Vec3], normals: &mut [Vec3]) {
+        assert!(row < self.layout.rows, "row {row} of {}", self.layout.rows);
+        assert_eq!(positions.len(), self.layout.points);
+        assert_eq!(normals.len(), self.layout.points);
+        for (point, (p, n)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
+            let [r, g, b, a] = self.texel(point, row);
+            *p = vat_bounds::decode_position([r, g, b], &self.bounds);
+            *n = vat_bounds::decode_normal(a);
+        }
+    }
+
+    /// Every point's position on global row `row`, in model units.
+    pub fn positions(&self, row: usize) -> Vec<Vec3> {
+        (0..self.layout.points)
+            .map(|point| {
+                let [r, g, b, _] = self.texel(point, row);
+                vat_bounds::decode_position([r, g, b], &self.bounds)
+            })
+            .collect()
+    }
+
+    /// Every point's unit normal on global row `row`.
+    pub fn normals(&self, row: usize) -> Vec<Vec3> {
+        (0..self.layout.points).map(|point| vat_bounds::decode_normal(self.texel(point, row)[3])).collect()
+    }
+
+    /// The rest mesh beside the description ([`read_rest_mesh`]).
+    pub fn rest_mesh(&self) -> Result<RestMesh, Error> {
+        read_rest_mesh(&self.files.mesh)
+    }
+}
+
+/// A rest mesh (`<name>.rest.glb`) read back: what a renderer of the texture needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RestMesh {
+    /// The GLB's `asset.generator`, if any.
+    pub generator: Option<String>,
+    /// Rest-pose position of every vertex, the two bounds corners last.
+    pub positions: Vec<Vec3>,
+    /// Rest-pose normal of every vertex (+Y where the file has none).
+    pub normals: Vec<Vec3>,
+    /// The texture column (point index) each vertex reads, from its TEXCOORD_1:
+    /// `band · width + floor(u · width)`, with `band = round(v · bands)`.
+    pub columns: Vec<u32>,
+    /// Triangles of every primitive, as vertex indices.
+    pub triangles: Vec<[u32; 3]>,
+    /// Primitives (one per source primitive with triangles).
+    pub primitives: usize,
+    /// Materials carried over from the source.
+    pub materials: usize,
+    /// `POSITION`'s min and max: the box around the animation and the rest pose.
+    pub min: Vec3,
+    /// See `min`.
+    pub max: Vec3,
+}
+
+/// Reads a rest mesh GLB as `vatbake bake` writes it (one mesh, float positions,
+/// TEXCOORD_1 on every primitive). Anything else is a usage error naming the file.
+///
+/// ```no_run
+/// let mesh = vatbake::shipped::read_rest_mesh("out/Fox.rest.glb".as_ref())?;
+/// println!("{} vertices, {} triangles", mesh.positions.len(), mesh.triangles.len());
+/// # Ok::<(), vatbake::Error>(())
+/// ```
+pub fn read_rest_mesh(path: &Path) -> Result<RestMesh, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    rest_mesh_from(&bytes).map_err(|why| {
+        Error::usage(format!(
+            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote",
+            path.display()
+        ))
+    })
+}
+
+/// The JSON and binary chunks of a GLB.
+fn glb_chunks(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
+    let word = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?)) };
+    if bytes.get(..4) != Some(b"glTF") {
+        return Err("no GLB header".into());
+    }
+    if word(4) != Some(2) {
+        return Err(format!("GLB version {:?}, not 2", word(4)));
+    }
+    let mut at = 12usize;
+    let (mut json, mut bin) = (None, &[][..]);
+    while at + 8 <= bytes.len() {
+        let (length, kind) = (word(at).unwrap_or(0) as usize, word(at + 4).unwrap_or(0));
+        let data = bytes.get(at + 8..(at + 8).saturating_add(length)).ok_or("a chunk runs past the end of the file")?;
+        match kind {
+            0x4E4F_534A if json.is_none() => json = Some(data),
+            0x004E_4942 if bin.is_empty() => bin = data,
+            _ => {}
+        }
+        at += 8 + length.next_multiple_of(4);
+    }
+    Ok((json.ok_or("no JSON chunk")?, bin))
+}
+
+/// Reads accessor `index` as f32 (float) or u32 (unsigned byte, short or int)
+/// values, `width` per element.
+fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, width: usize) -> Result<Vec<f64>, String> {
+    let index = index.as_u64().ok_or("an accessor index is not a number")? as usize;
+    let acc = doc["accessors"].get(index).ok_or(format!("no accessor {index}"))?;
+    let count = acc["count"].as_u64().ok_or("an accessor has no count")? as usize;
+    let kind = acc["type"].as_str().unwrap_or("");
+    let expected = match width {
+        1 => "SCALAR",
+        2 => "VEC2",
+        3 => "VEC3",
+        _ => "",
+    };
+    if kind != expected {
+        return Err(format!("accessor {index} is {kind}, not {expected}"));
+    }
+    let component = acc["componentType"].as_u64().unwrap_or(0);
+    let size = match component {
+        5126 | 5125 => 4,
+        5123 => 2,
+        5121 => 1,
+        other => return Err(format!("accessor {index} has component type {other}")),
+    };
+    let view = acc["bufferView"].as_u64().ok_or(format!("accessor {index} has no buffer view"))? as usize;
+    let view = doc["bufferViews"].get(view).ok_or(format!("no buffer view {view}"))?;
+    if view["buffer"].as_u64() != Some(0) {
+        return Err("a buffer view outside the GLB's binary chunk".into());
+    }
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let stride = view["byteStride"].as_u64().map_or(size * width, |s| s as usize);
+    let need = if count == 0 { 0 } else { (count - 1) * stride + size * width };
+    let data = bin
+        .get(start..start.checked_add(need).ok_or("an accessor overflows")?)
+        .ok_or(format!("accessor {index} runs past the binary chunk"))?;
+    let mut values = Vec::with_capacity(count * width);
+    for element in 0..count {
+        for c in 0..width {
+            let at = element * stride + c * size;
+            let b = &data[at..at + size];
+            values.push(match (component, size) {
+                (5126, _) => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+                (_, 4) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+                (_, 2) => u16::from_le_bytes([b[0], b[1]]) as f64,
+                _ => b[0] as f64,
+            });
+        }
+    }
+    Ok(values)
+}
+
+fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
+    let (json, bin) = glb_chunks(bytes)?;
+    let doc: serde_json::Value = serde_json::from_slice(json).map_err(|e| format!("its JSON: {e}"))?;
+    let primitives = doc["meshes"][0]["primitives"].as_array().ok_or("no mesh")?;
+    let first = primitives.first().ok_or("a mesh without primitives")?;
+    let attributes = &first["attributes"];
+    let vec3s = |values: Vec<f64>| -> Vec<Vec3> {
+        values.chunks_exact(3).map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect()
+    };
+    let positions = vec3s(accessor(&doc, bin, &attributes["POSITION"], 3)?);
+    let normals = match attributes.get("NORMAL") {
+        Some(index) => vec3s(accessor(&doc, bin, index, 3)?),
+        None => vec![Vec3::Y; positions.len()],
+    };
+    let uv1 = accessor(&doc, bin, attributes.get("TEXCOORD_1").ok_or("no TEXCOORD_1")?, 2)?;
+    if normals.len() != positions.len() || uv1.len() != positions.len() * 2 {
+        return Err("its attributes have different counts".into());
+    }
+    // The texture's shape from the columns themselves: u = (x + ½) / width, v = band · rows / height.
+    let width = uv1.chunks_exact(2).map(|uv| uv[0]).fold(f64::INFINITY, f64::min);
+    let width = if width > 0.0 { (0.5 / width).round() } else { 0.0 };
+    let mut vs: Vec<f64> = uv1.chunks_exact(2).map(|uv| uv[1]).collect();
+    vs.sort_by(f64::total_cmp);
+    vs.dedup();
+    let bands = vs.len().max(1);
+    let columns = uv1
+        .chunks_exact(2)
+        .map(|uv| {
+            let x = (uv[0] * width).floor();
+            let band = (uv[1] * bands as f64).round();
+            (band * width + x).max(0.0) as u32
+        })
+        .collect();
+    let mut triangles = Vec::new();
+    for primitive in primitives {
+        if primitive["attributes"] != *attributes {
+            return Err("primitives with different vertex attributes".into());
+        }
+        let mode = primitive["mode"].as_u64().unwrap_or(4);
+        if mode != 4 {
+            return Err(format!("a primitive of mode {mode}, not triangles"));
+        }
+        let indices = accessor(&doc, bin, primitive.get("indices").ok_or("a primitive without indices")?, 1)?;
+        for t in indices.chunks_exact(3) {
+            let triangle = [t[0] as u32, t[1] as u32, t[2] as u32];
+            if triangle.iter().any(|&i| i as usize >= positions.len()) {
+                return Err("a triangle points past the last vertex".into());
+            }
+            triangles.push(triangle);
+        }
+    }
+    let bound = |key: &str| -> Vec3 {
+        let v = &doc["accessors"][attributes["POSITION"].as_u64().unwrap_or(0) as usize][key];
+        let c = |i: usize| v[i].as_f64().unwrap_or(0.0) as f32;
+        Vec3::new(c(0), c(1), c(2))
+    };
+    Ok(RestMesh {
+        generator: doc["asset"]["generator"].as_str().map(str::to_string),
+        min: bound("min"),
+        max: bound("max"),
+        positions,
+        normals,
+        columns,
+        triangles,
+        primitives: primitives.len(),
+        materials: doc["materials"].as_array().map_or(0, Vec::len),
+    })
+}

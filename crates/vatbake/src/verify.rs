@@ -1,0 +1,616 @@
+//! `vatbake verify`: a shipped texture decoded and compared with a fresh
+//! evaluation of its source, run by the bake's own stages with the settings the
+//! description records.
+//!
+//! Per clip: the largest and mean distance between each decoded point and the
+//! same point evaluated now, in model units and as a share of the bounds
+//! diagonal, and the largest angle between the normals. A clip fails when a
+//! distance passes the tolerance: the 16-bit precision of the bounds the source
+//! gives (half a step on every axis), plus the recorded decimation error, plus a
+//! few float roundings; or a normal is past the octahedral encoding's bound.
+//! Around that, the checks that name a cause: a source that changed since the
+//! bake, a texture of another size or with other bytes than recorded, one that
+//! cannot be decoded, a description whose bounds or clip rows, rates and
+//! offsets are not the bake's, clips frozen on one pose, a texture that holds the
+//! rest pose in every row, a rest mesh whose columns are wrong.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use glam::{Vec3, Vec3A};
+use rayon::prelude::*;
+use serde::Serialize;
+use vat_bounds::Bounds;
+
+use crate::bake::{self, Fresh};
+use crate::description::{self, ClipEntry};
+use crate::error::Error;
+use crate::settings::{BakeOptions, BakeSettings, PointBudget, TextureFormat};
+use crate::shipped::{self, RestMesh, Shipped, ShippedFiles};
+
+/// What to verify.
+#[derive(Clone, Debug)]
+pub struct VerifySettings {
+    /// The description file (`*.vat.json`).
+    pub description: PathBuf,
+    /// The source model; `None`: the file the description names, beside it or one folder up.
+    pub source: Option<PathBuf>,
+}
+
+/// One thing verify found wrong.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct VerifyFinding {
+    /// A stable code: `source-changed`, `texture-bytes`, `texture-sha256`,
+    /// `mesh-sha256`, `texture-unreadable`, `texture-shape`, `points`, `clips`,
+    /// `bounds`, `over-tolerance`, `normals`, `frozen-clip`, `rest-pose`, `rest-mesh`.
+    pub code: &'static str,
+    /// What is wrong, naming the file, clip and row.
+    pub message: String,
+}
+
+/// One clip's comparison.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ClipCheck {
+    /// The clip's name.
+    pub name: String,
+    /// Its first row in the texture, as the description says.
+    pub row: u32,
+    /// Rows compared.
+    pub rows_compared: u32,
+    /// Largest distance between a decoded point and the fresh one, in model units.
+    pub max_error: f32,
+    /// Mean of those distances.
+    pub mean_error: f32,
+    /// `max_error` over the bounds diagonal.
+    pub max_error_fraction: f32,
+    /// `mean_error` over the bounds diagonal.
+    pub mean_error_fraction: f32,
+    /// The texture row (global) of the largest distance.
+    pub worst_row: u32,
+    /// The point (column) of the largest distance.
+    pub worst_point: u32,
+    /// Largest angle between a decoded normal and the fresh one, in degrees.
+    pub max_normal_error_degrees: f32,
+    /// Whether the clip is within the tolerances.
+    pub passed: bool,
+}
+
+/// The outcome of `verify`, as `--json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerifyReport {
+    /// The description verified.
+    pub description: PathBuf,
+    /// The source model it was compared with.
+    pub source: PathBuf,
+    /// True when nothing was found.
+    pub passed: bool,
+    /// Diagonal of the bounds of the fresh evaluation, in model units.
+    pub diagonal: f32,
+    /// The 16-bit precision those bounds give, in model units.
+    pub precision: f32,
+    /// The recorded decimation error (0 without decimation), in model units.
+    pub decimation_error: f32,
+    /// The largest distance a clip may have: precision + decimation error + float rounding.
+    pub tolerance: f32,
+    /// The largest angle a normal may have, in degrees.
+    pub normal_tolerance_degrees: f32,
+    /// Every clip compared, in the description's order.
+    pub clips: Vec<ClipCheck>,
+    /// Everything found wrong; empty when the bake is what its source gives.
+    pub findings: Vec<VerifyFinding>,
+    /// Wall time, in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+/// Slack on the normal bound: float roundings of the evaluation and the decode.
+const NORMAL_SLACK_DEGREES: f32 = 0.02;
+
+/// Verifies one shipped bake against its source. A description that cannot be read
+/// is a usage error, a source that cannot be found or loaded an input error;
+/// everything wrong with the bake itself is a finding in the report.
+///
+/// ```no_run
+/// let settings = vatbake::verify::VerifySettings { description: "out/Fox.vat.json".into(), source: None };
+/// let report = vatbake::verify::verify(&settings)?;
+/// for clip in &report.clips {
+///     println!("{}: max {:.3e} ({:.4}% of the diagonal)", clip.name, clip.max_error, 100.0 * clip.max_error_fraction);
+/// }
+/// assert!(report.passed, "{:?}", report.findings);
+/// # Ok::<(), vatbake::Error>(())
+/// ```
+pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
+    let started = Instant::now();
+    let files = ShippedFiles::read(&settings.description)?;
+    let source = match &settings.source {
+        Some(path) => path.clone(),
+        None => find_source(&files.path, &files.description.source)?,
+    };
+    let mut findings = Vec::new();
+    let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
+    let d = &files.description;
+
+    // The texture: its bytes against the record, then decoded.
+    let image = match std::fs::read(&files.texture) {
+        Err(e) => {
+            note("texture-unreadable", format!("{}: cannot read the texture: {e}", files.texture.display()));
+            None
+        }
+        Ok(bytes) => {
+            if bytes.len() as u64 != d.texture.bytes {
+                note(
+                    "texture-bytes",
+                    format!(
+                        "{}: the texture is {} bytes, the description says {}: truncated, or written by another bake",
+                        files.texture.display(),
+                        bytes.len(),
+                        d.texture.bytes
+                    ),
+                );
+            }
+            if let Some(recorded) = &files.hashes.texture {
+                if *recorded != description::sha256_hex(&bytes) {
+                    note(
+                        "texture-sha256",
+                        format!(
+                            "{}: the texture's SHA-256 is not the one its description records: \
+                             the files are from different bakes",
+                            files.texture.display()
+                        ),
+                    );
+                }
+            }
+            match files.decode_texture_bytes(&bytes) {
+                Ok(image) => match files.check_shape(&image) {
+                    Ok(()) => Some(image),
+                    Err(why) => {
+                        note("texture-shape", why);
+                        None
+                    }
+                },
+                Err(why) => {
+                    note("texture-unreadable", why);
+                    None
+                }
+            }
+        }
+    };
+    let layout = match shipped::layout_of(d) {
+        Ok(layout) => Some(layout),
+        Err(why) => {
+            note("texture-shape", format!("{}: {why}", files.path.display()));
+            None
+        }
+    };
+    let shipped = match (image, layout) {
+        (Some(image), Some(layout)) => {
+            Some(Shipped { description: d.clone(), bounds: shipped::bounds_of(d), layout, image, files: files.clone() })
+        }
+        _ => None,
+    };
+
+    // The rest mesh: its hash, then each vertex's column.
+    let rest = match shipped::read_rest_mesh(&files.mesh) {
+        Err(e) => {
+            note("rest-mesh", e.message);
+            None
+        }
+        Ok(mesh) => {
+            if let Some(recorded) = &files.hashes.mesh {
+                let bytes = std::fs::read(&files.mesh).unwrap_or_default();
+                if *recorded != description::sha256_hex(&bytes) {
+                    note(
+                        "mesh-sha256",
+                        format!(
+                            "{}: the rest mesh's SHA-256 is not the one its description records: \
+                             the files are from different bakes",
+                            files.mesh.display()
+                        ),
+                    );
+                }
+            }
+            let points = d.points as usize;
+            let wrong = (0..points.min(mesh.columns.len())).find(|&i| mesh.columns[i] as usize != i);
+            if mesh.positions.len() != points + 2 {
+                note(
+                    "rest-mesh",
+                    format!(
+                        "{}: {} vertices, where {} points and the 2 bounds corners make {}",
+                        files.mesh.display(),
+                        mesh.positions.len(),
+                        points,
+                        points + 2
+                    ),
+                );
+                None
+            } else if let Some(i) = wrong {
+                note(
+                    "rest-mesh",
+                    format!(
+                        "{}: vertex {i} reads texture column {}, not its own ({i}): its TEXCOORD_1 is wrong",
+                        files.mesh.display(),
+                        mesh.columns[i]
+                    ),
+                );
+                None
+            } else {
+                Some(mesh)
+            }
+        }
+    };
+
+    let bake_settings = recorded_settings(&files, source.clone())?;
+    let mut report = bake::evaluate_fresh(&bake_settings, |fresh| {
+        Ok(compare(&files, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
+    })
+    .map_err(Error::from)?;
+    report.description = files.path.clone();
+    report.source = source;
+    report.passed = findings.is_empty();
+    report.findings = findings;
+    report.elapsed_ms = crate::error::ms(started);
+    Ok(report)
+}
+
+/// The source a description names: beside it, then one folder up; of two, the
+/// one with the baked bytes.
+fn find_source(description: &Path, source: &description::Source) -> Result<PathBuf, Error> {
+    let folder = description.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if crate::description::check_file_name(&source.file).is_err() {
+        return Err(Error::usage(format!(
+            "{}: names its source {:?}, not a plain file name; pass --source MODEL",
+            description.display(),
+            source.file
+        )));
+    }
+    let found: Vec<PathBuf> =
+        [folder.join(&source.file), folder.join("..").join(&source.file)].into_iter().filter(|p| p.is_file()).collect();
+    let same = |p: &PathBuf| std::fs::read(p).is_ok_and(|b| description::sha256_hex(&b) == source.sha256);
+    match found.as_slice() {
+        [] => Err(Error::input(format!(
+            "{}: its source {} is not beside it or one folder up; pass --source MODEL",
+            description.display(),
+            source.file
+        ))),
+        [one] => Ok(one.clone()),
+        many => Ok(many.iter().find(|p| same(p)).unwrap_or(&many[0]).clone()),
+    }
+}
+
+/// The bake settings a description records, for a bake of `source` (nothing is written).
+fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettings, Error> {
+    let s = &files.description.settings;
+    let recorded = |e: Error| {
+        Error::usage(format!(
+            "{}: its recorded settings cannot be baked again: {}; re-bake the unit",
+            files.path.display(),
+            e.message
+        ))
+    };
+    let points: PointBudget = s.points.parse().map_err(|e: String| recorded(Error::usage(format!("points: {e}"))))?;
+    let options = BakeOptions {
+        fps: Some(s.fps),
+        max_frames: s.max_frames,
+        max_width: Some(s.max_width),
+        clips: s.clips.clone(),
+        name: Some("verify".into()),
+        texture_format: Some(if files.description.texture.container == "png" {
+            TextureFormat::Png
+        } else {
+            TextureFormat::Ktx2
+        }),
+        scene: s.scene.map(|n| n as usize),
+        // The size guard decides whether to bake, not what: a bake that passed it
+        // (or was told to skip it) evaluates the same either way.
+        no_size_guard: true,
+        max_influences: s.max_influences.map(|n| n as usize),
+        merge_clips: s.merge_clips == "always",
+        no_merge_clips: s.merge_clips != "always" && s.merge_clips != "auto",
+        ..Default::default()
+    };
+    let mut settings = options.settings(source, PathBuf::new()).map_err(recorded)?;
+    // As the bake had it: a default budget rises to keep every uv island, a given
+    // one that could not was refused, so rising reproduces both.
+    settings.points = points;
+    settings.points_given = false;
+    Ok(settings)
+}
+
+/// What one row's comparison found.
+#[derive(Clone, Copy)]
+struct RowResult {
+    max: f32,
+    point: usize,
+    sum: f64,
+    normal_degrees: f32,
+    /// Largest distance of a decoded point from the same point on the clip's first decoded row.
+    decoded_spread: f32,
+    /// The same for the fresh evaluation.
+    fresh_spread: f32,
+    /// Largest distance of a decoded point from the rest mesh's.
+    from_rest: f32,
+    min: Vec3A,
+    max_corner: Vec3A,
+}
+
+/// The clips' comparisons and the structural checks, with the fresh evaluation.
+fn compare(
+    files: &ShippedFiles,
+    shipped: Option<&Shipped>,
+    rest: Option<&RestMesh>,
+    fresh: &Fresh,
+    findings: &mut Vec<VerifyFinding>,
+) -> VerifyReport {
+    let d = &files.description;
+    let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
+    let path = files.path.display();
+    if fresh.source_sha256 != d.source.sha256 {
+        note(
+            "source-changed",
+            format!(
+                "{path}: the source {} is not the file that was baked (its SHA-256 differs): \
+                 it changed since the bake; re-bake the unit",
+                d.source.file
+            ),
+        );
+    }
+    let layout = fresh.layout;
+    if layout.points != d.points as usize {
+        note("points", format!("{path}: records {} points, the source gives {}", d.points, layout.points));
+    }
+    let t = &d.texture;
+    if (layout.width, layout.height, layout.bands) != (t.width as usize, t.height as usize, t.bands as usize) {
+        note(
+            "texture-shape",
+            format!(
+                "{path}: records a {}×{} texture in {} bands, the source gives {}×{} in {}",
+                t.width, t.height, t.bands, layout.width, layout.height, layout.bands
+            ),
+        );
+    }
+    check_clips(&path.to_string(), &d.clips, &fresh.entries, &mut note);
+
+    let recorded_bounds = shipped::bounds_of(d);
+    let decimation_error = d.decimation.as_ref().map_or(0.0, |dec| dec.max_error);
+    let normal_tolerance = vat_bounds::NORMAL_MAX_ERROR_DEGREES + NORMAL_SLACK_DEGREES;
+    // Before the comparison gives the fresh bounds: the recorded ones.
+    let tolerance_of = |b: &Bounds| {
+        b.precision() * 1.001 + decimation_error + 2.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
+    };
+    let mut report = VerifyReport {
+        description: PathBuf::new(),
+        source: PathBuf::new(),
+        passed: false,
+        diagonal: recorded_bounds.diagonal(),
+        precision: recorded_bounds.precision(),
+        decimation_error,
+        tolerance: tolerance_of(&recorded_bounds),
+        normal_tolerance_degrees: normal_tolerance,
+        clips: Vec::new(),
+        findings: Vec::new(),
+        elapsed_ms: 0.0,
+    };
+    let Some(shipped) = shipped.filter(|_| layout.points == d.points as usize) else { return report };
+
+    // Every clip's rows, decoded where the description says, fresh where the bake puts them.
+    let pairs: Vec<(usize, Vec<(usize, usize)>)> = d
+        .clips
+        .iter()
+        .zip(&fresh.entries)
+        .enumerate()
+        .map(|(i, (shipped_clip, fresh_clip))| {
+            let rows = shipped_clip.rows.min(fresh_clip.rows) as usize;
+            let rows: Vec<(usize, usize)> = (0..rows)
+                .map(|k| (shipped_clip.row as usize + k, fresh_clip.row as usize + k))
+                .filter(|&(decoded, _)| decoded < shipped.rows())
+                .collect();
+            (i, rows)
+        })
+        .collect();
+    let points = layout.points;
+    let evaluate = |fresh_row: usize| {
+        let (mut p, mut n) = (vec![Vec3A::ZERO; points], vec![Vec3A::ZERO; points]);
+        fresh.evaluate_row(fresh_row, &mut p, &mut n);
+        p
+    };
+    let per_clip: Vec<Vec<RowResult>> = pairs
+        .iter()
+        .map(|(_, rows)| {
+            let Some(&(first_decoded, first_fresh)) = rows.first() else { return Vec::new() };
+            let decoded_first = shipped.positions(first_decoded);
+            let fresh_first = evaluate(first_fresh);
+            rows.par_iter()
+                .map_init(
+                    || {
+                        (
+                            vec![Vec3A::ZERO; points],
+                            vec![Vec3A::ZERO; points],
+                            vec![Vec3::ZERO; points],
+                            vec![Vec3::ZERO; points],
+                        )
+                    },
+                    |(fp, fnormal, dp, dn), &(decoded_row, fresh_row)| {
+                        fresh.evaluate_row(fresh_row, fp, fnormal);
+                        shipped.decode_row(decoded_row, dp, dn);
+                        let mut r = RowResult {
+                            max: -1.0,
+                            point: 0,
+                            sum: 0.0,
+                            normal_degrees: 0.0,
+                            decoded_spread: 0.0,
+                            fresh_spread: 0.0,
+                            from_rest: 0.0,
+                            min: Vec3A::INFINITY,
+                            max_corner: Vec3A::NEG_INFINITY,
+                        };
+                        for i in 0..points {
+                            let (f, p) = (Vec3::from(fp[i]), dp[i]);
+                            let distance = f.distance(p);
+                            // NaN (a position that is not finite) counts as the worst.
+                            if distance > r.max || distance.is_nan() && r.max.is_finite() {
+                                (r.max, r.point) = (if distance.is_nan() { f32::INFINITY } else { distance }, i);
+                            }
+                            r.sum += distance as f64;
+                            let normal = Vec3::from(fnormal[i]);
+                            if normal.length_squared() > 1e-12 {
+                                let angle = normal.angle_between(dn[i]).to_degrees();
+                                r.normal_degrees = r.normal_degrees.max(angle);
+                            }
+                            r.decoded_spread = r.decoded_spread.max(p.distance(decoded_first[i]));
+                            r.fresh_spread = r.fresh_spread.max(fp[i].distance(fresh_first[i]));
+                            if let Some(rest) = rest {
+                                r.from_rest = r.from_rest.max(p.distance(rest.positions[i]));
+                            }
+                            r.min = r.min.min(fp[i]);
+                            r.max_corner = r.max_corner.max(fp[i]);
+                        }
+                        r
+                    },
+                )
+                .collect()
+        })
+        .collect();
+
+    // The fresh bounds, when every row was compared: the box the bake quantized against.
+    let compared: usize = pairs.iter().map(|(_, rows)| rows.len()).sum();
+    let all = per_clip.iter().flatten();
+    let (lo, hi) =
+        all.fold((Vec3A::INFINITY, Vec3A::NEG_INFINITY), |(lo, hi), r| (lo.min(r.min), hi.max(r.max_corner)));
+    let fresh_bounds = (compared == layout.rows && compared > 0 && lo.is_finite() && hi.is_finite())
+        .then(|| Bounds::from_points([Vec3::from(lo), Vec3::from(hi)]));
+    if let Some(b) = &fresh_bounds {
+        report.diagonal = b.diagonal();
+        report.precision = b.precision();
+        report.tolerance = tolerance_of(b);
+        let off = (b.center - recorded_bounds.center).abs().max((b.half_extent - recorded_bounds.half_extent).abs());
+        if off.max_element() > b.precision() {
+            note(
+                "bounds",
+                format!(
+                    "{path}: records bounds centre {:?} and half-size {:?}, the animation's are {:?} and {:?}: \
+                     the description was edited or belongs to another bake",
+                    recorded_bounds.center.to_array(),
+                    recorded_bounds.half_extent.to_array(),
+                    b.center.to_array(),
+                    b.half_extent.to_array()
+                ),
+            );
+        }
+    }
+    let tolerance = report.tolerance;
+    let diagonal = report.diagonal;
+    let fraction = |v: f32| if diagonal > 0.0 { v / diagonal } else { 0.0 };
+
+    let mut moving_anywhere = false;
+    let mut rest_everywhere = rest.is_some() && compared > 0;
+    for ((i, rows), results) in pairs.iter().zip(&per_clip) {
+        let clip = &d.clips[*i];
+        let Some(worst) = results.iter().enumerate().max_by(|a, b| a.1.max.total_cmp(&b.1.max)) else { continue };
+        let (worst_k, worst) = (worst.0, *worst.1);
+        let total: f64 = results.iter().map(|r| r.sum).sum();
+        let mean = (total / (results.len() * points).max(1) as f64) as f32;
+        let normal_degrees = results.iter().map(|r| r.normal_degrees).fold(0.0, f32::max);
+        let worst_row = rows[worst_k].0 as u32;
+        let passed = worst.max <= tolerance && normal_degrees <= normal_tolerance;
+        if worst.max > tolerance {
+            note(
+                "over-tolerance",
+                format!(
+                    "{path}: clip \"{}\" is up to {:.4e} model units ({:.3}% of the bounds diagonal) from its source \
+                     at texture row {worst_row} (row {worst_k} of the clip), point {}; the tolerance is {:.4e}",
+                    clip.name,
+                    worst.max,
+                    100.0 * fraction(worst.max),
+                    worst.point,
+                    tolerance
+                ),
+            );
+        }
+        if normal_degrees > normal_tolerance {
+            let k = results.iter().position(|r| r.normal_degrees == normal_degrees).unwrap_or(0);
+            note(
+                "normals",
+                format!(
+                    "{path}: clip \"{}\" has normals {normal_degrees:.2}° from its source's at texture row {} \
+                     (row {k} of the clip); the encoding's bound is {:.2}°",
+                    clip.name,
+                    rows[k].0,
+                    vat_bounds::NORMAL_MAX_ERROR_DEGREES
+                ),
+            );
+        }
+        let decoded_spread = results.iter().map(|r| r.decoded_spread).fold(0.0, f32::max);
+        let fresh_spread = results.iter().map(|r| r.fresh_spread).fold(0.0, f32::max);
+        let moves = fresh_spread > 2.0 * tolerance;
+        moving_anywhere |= moves;
+        if results.len() > 1 && moves && decoded_spread <= tolerance {
+            note(
+                "frozen-clip",
+                format!(
+                    "{path}: clip \"{}\": all its {} rows (texture rows {}..{}) hold one pose, while its source \
+                     moves points up to {:.4e} model units ({:.2}% of the bounds diagonal)",
+                    clip.name,
+                    results.len(),
+                    clip.row,
+                    clip.row as usize + results.len(),
+                    fresh_spread,
+                    100.0 * fraction(fresh_spread)
+                ),
+            );
+        }
+        rest_everywhere &= results.iter().all(|r| r.from_rest <= tolerance);
+        report.clips.push(ClipCheck {
+            name: clip.name.clone(),
+            row: clip.row,
+            rows_compared: results.len() as u32,
+            max_error: worst.max,
+            mean_error: mean,
+            max_error_fraction: fraction(worst.max),
+            mean_error_fraction: fraction(mean),
+            worst_row,
+            worst_point: worst.point as u32,
+            max_normal_error_degrees: normal_degrees,
+            passed,
+        });
+    }
+    if rest_everywhere && moving_anywhere {
+        note(
+            "rest-pose",
+            format!(
+                "{path}: every row of {} is the rest pose of {}, while the source moves: \
+                 the bake wrote the rest pose instead of the animation",
+                files.texture.display(),
+                files.mesh.display()
+            ),
+        );
+    }
+    report
+}
+
+/// The description's clips against the bake's: names, rows, rates, durations, offsets.
+fn check_clips(path: &str, shipped: &[ClipEntry], fresh: &[ClipEntry], note: &mut impl FnMut(&'static str, String)) {
+    if shipped.len() != fresh.len() {
+        note("clips", format!("{path}: records {} clips, the source gives {}", shipped.len(), fresh.len()));
+    }
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1e-6);
+    for (s, f) in shipped.iter().zip(fresh) {
+        let mut differences = Vec::new();
+        if s.name != f.name {
+            differences.push(format!("name \"{}\" where the source has \"{}\"", s.name, f.name));
+        }
+        if s.row != f.row {
+            differences.push(format!("first row {} where the bake puts it at {}", s.row, f.row));
+        }
+        if s.rows != f.rows {
+            differences.push(format!("{} rows where the bake makes {}", s.rows, f.rows));
+        }
+        if !close(s.rate, f.rate) {
+            differences.push(format!("rate {} rows/s where the bake samples at {}", s.rate, f.rate));
+        }
+        if !close(s.duration, f.duration) {
+            differences.push(format!("duration {} s where the source's is {}", s.duration, f.duration));
+        }
+        if !differences.is_empty() {
+            note("clips", format!("{path}: clip \"{}\" has {}", s.name, differences.join(", ")));
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! `vatbake inspect`: a readable summary of a description, a texture (header only)
+//! or a rest mesh, `--json` too; a file that is not what it claims is exit 2.
+
+mod common;
+
+use common::{bake, fixture, stderr, vatbake};
+use serde_json::Value;
+
+fn inspect(path: &std::path::Path, json: bool) -> (i32, String, String) {
+    let mut args = vec!["inspect", path.to_str().unwrap()];
+    if json {
+        args.push("--json");
+    }
+    let output = vatbake(&args);
+    (output.status.code().unwrap(), String::from_utf8(output.stdout.clone()).unwrap(), stderr(&output))
+}
+
+#[test]
+fn a_description_is_summarized_with_its_clips_bounds_and_ratio() {
+    let (out, description) = bake(&fixture("Fox/Fox.glb"), &[]);
+    let path = out.path().join("Fox.vat.json");
+    let (code, text, err) = inspect(&path, false);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 10, "{text}");
+    assert!(lines[0].ends_with("Fox.vat.json: vatbake 0.1.0"), "{}", lines[0]);
+    assert!(lines[2].contains("Fox.vat.ktx2 1728×162 R16G16B16A16_UNORM ktx2+zstd"), "{}", lines[2]);
+    assert!(lines[2].contains("(raw 2.2 MB, 45."), "{}", lines[2]);
+    assert_eq!(lines[3], "  points    1728 × 162 rows; rest mesh Fox.rest.glb (576 triangles)");
+    assert!(lines[4].contains("diagonal 200.5053; precision 1.530e-3"), "{}", lines[4]);
+    assert_eq!(lines[5], "  decimation none (every source point baked)");
+    assert!(lines[8].starts_with("  clip \"Walk\"") && lines[8].contains("walk       rows  104..126"), "{}", lines[8]);
+
+    let (code, text, _) = inspect(&path, true);
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["kind"], "description");
+    assert_eq!(json["clips"], description["clips"]);
+    assert_eq!(json["texture"], description["texture"]);
+    assert_eq!(json["raw_bytes"], 1728 * 162 * 8);
+    let bytes = description["texture"]["bytes"].as_u64().unwrap();
+    assert_eq!(json["texture_on_disk"], bytes);
+    assert_eq!(json["ratio_to_raw"].as_f64().unwrap(), bytes as f64 / (1728.0 * 162.0 * 8.0));
+    let (c, h) = (&description["positions"]["center"], &description["positions"]["half_extent"]);
+    for axis in 0..3 {
+        let (c, h) = (c[axis].as_f64().unwrap(), h[axis].as_f64().unwrap());
+        assert!((json["bounds_min"][axis].as_f64().unwrap() - (c - h)).abs() < 1e-4);
+        assert!((json["bounds_max"][axis].as_f64().unwrap() - (c + h)).abs() < 1e-4);
+    }
+}
+
+#[test]
+fn a_texture_is_read_from_its_header_alone() {
+    let (out, description) = bake(&fixture("Fox/Fox.glb"), &[]);
+    let path = out.path().join("Fox.vat.ktx2");
+    let (code, text, err) = inspect(&path, true);
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["kind"], "texture");
+    assert_eq!((&json["width"], &json["height"], &json["vk_format"]), (&1728.into(), &162.into(), &91.into()));
+    assert_eq!((&json["supercompression"], &json["levels"]), (&"zstd".into(), &1.into()));
+    assert_eq!(json["key_values"], serde_json::json!({"KTXorientation": "rd", "KTXwriter": "vatbake 0.1.0"}));
+    assert_eq!(json["bytes"], description["texture"]["bytes"]);
+
+    // The image cut off after the header and key/value data: inspect never reads it.
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = out.path().join("cut.vat.ktx2");
+    std::fs::write(&cut, &bytes[..256]).unwrap();
+    assert!(vat_ktx2::decode_ktx2(&bytes[..256]).is_err(), "the image is gone");
+    let (code, text, err) = inspect(&cut, false);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.starts_with(&format!(
+            "{}: KTX2 1728×162, R16G16B16A16_UNORM, 1 level, supercompression zstd",
+            cut.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("  KTXwriter = vatbake 0.1.0"), "{text}");
+}
+
+#[test]
+fn a_rest_mesh_is_summarized() {
+    let (out, _) = bake(&fixture("Fox/Fox.glb"), &["--max-width", "500"]);
+    let (code, text, err) = inspect(&out.path().join("Fox.rest.glb"), true);
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["kind"], "rest_mesh");
+    // 4 bands of 432 columns: every one of the 1728 points has its own column.
+    assert_eq!((&json["vertices"], &json["columns"], &json["triangles"]), (&1730.into(), &1728.into(), &576.into()));
+    let mesh = vatbake::shipped::read_rest_mesh(&out.path().join("Fox.rest.glb")).unwrap();
+    assert_eq!(mesh.columns[..1728], (0..1728).collect::<Vec<u32>>()[..]);
+}
+
+#[test]
+fn a_file_that_is_not_what_it_claims_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &str); 5] = [
+        ("a.vat.json", b"not json at all", "a.vat.json: named like a description (JSON) but its first bytes are not"),
+        ("b.vat.json", b"{\"format\": 3}", "b.vat.json: not a vatbake description (its format is None"),
+        (
+            "c.vat.ktx2",
+            b"\x89PNG\r\n\x1a\n0000000000000000000000000",
+            "c.vat.ktx2: named like a KTX2 texture but its bytes are a PNG texture",
+        ),
+        ("d.vat.ktx2", b"\xABKTX 20\xBB\r\n\x1A\n", "d.vat.ktx2: not a readable KTX2 texture"),
+        ("e.txt", b"hello", "e.txt: not a vatbake output; give a .vat.json, .vat.ktx2 or .rest.glb file"),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (code, text, err) = inspect(&path, false);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(text.is_empty());
+        assert!(err.starts_with("error: ") && err.contains(expected), "{name}: {err}");
+    }
+    let (code, _, err) = inspect(&dir.path().join("missing.vat.json"), false);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing.vat.json: cannot read it"), "{err}");
+}
