@@ -34,6 +34,8 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Decode a shipped texture and compare it with a fresh evaluation of its source (exit 1 when a clip is off).
     Verify(VerifyArgs),
+    /// Draw what a bake ships: a contact sheet of every clip from the decoded texture and the rest mesh.
+    Preview(PreviewArgs),
     /// Print the JSON Schema of the description file.
     Schema,
     /// Print a shell completion script (e.g. `vatbake completions bash > /etc/bash_completion.d/vatbake`).
@@ -71,6 +73,9 @@ pub struct RosterArgs {
     /// Bake nothing: decode every unit's texture and compare it with its source (exit 1 when one is off).
     #[arg(long, conflicts_with_all = ["check", "force"])]
     pub verify: bool,
+    /// Bake nothing: draw one contact sheet per unit, <name>.sheet.png beside its bake (default picture settings of `vatbake preview`).
+    #[arg(long, conflicts_with_all = ["check", "force", "verify"])]
+    pub preview: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -210,6 +215,79 @@ pub struct VerifyArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct PreviewArgs {
+    /// The description file (*.vat.json) of the bake to draw.
+    pub description: PathBuf,
+    /// The contact sheet to write (PNG) [default: <name>.sheet.png beside the description].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub sheet: Option<PathBuf>,
+    /// Frames per clip, spread evenly over its rows (first and last included).
+    #[arg(long, default_value_t = 6, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub frames: u32,
+    /// Size of one frame in pixels.
+    #[arg(long, default_value = "160x160", value_name = "WxH", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Draw only these clips, in this order (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub clips: Option<Vec<String>>,
+    /// Where the camera looks from: front (along -Z), side (from +X) or top (down -Y).
+    #[arg(long, default_value = "front", value_parser = ["front", "side", "top"])]
+    pub view: String,
+    /// Also write the texture as 8-bit pictures: <stem>.positions.png and <stem>.normals.png.
+    #[arg(long)]
+    pub texture: bool,
+    /// Also write every row of this clip as an animated PNG: <stem>.<clip>.apng.png.
+    #[arg(long, value_name = "CLIP")]
+    pub animate: Option<String>,
+    /// Print what was written as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `WxH` with both between 16 and 2048 pixels.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(|| format!("\"{text}\" is not WxH, like 160x160"))?;
+    let side = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|v| (16..=2048).contains(v))
+            .ok_or_else(|| format!("\"{text}\": each side must be a whole number of pixels from 16 to 2048"))
+    };
+    Ok((side(w)?, side(h)?))
+}
+
+impl PreviewArgs {
+    /// The library's settings for these flags.
+    pub fn into_settings(self) -> vatbake::preview::PreviewSettings {
+        let sheet = self.sheet.unwrap_or_else(|| {
+            let name = self.description.file_name().and_then(|n| n.to_str()).unwrap_or("unit");
+            let stem = name.strip_suffix(".vat.json").unwrap_or(name);
+            self.description.with_file_name(format!("{stem}.sheet.png"))
+        });
+        vatbake::preview::PreviewSettings {
+            sheet,
+            frames: self.frames,
+            width: self.size.0,
+            height: self.size.1,
+            clips: self.clips,
+            view: vat_preview_view(&self.view),
+            texture: self.texture,
+            animate: self.animate,
+            description: self.description,
+        }
+    }
+}
+
+fn vat_preview_view(name: &str) -> vatbake::preview::View {
+    match name {
+        "side" => vatbake::preview::View::Side,
+        "top" => vatbake::preview::View::Top,
+        _ => vatbake::preview::View::Front,
+    }
+}
+
+#[derive(Args, Debug)]
 pub struct AuditArgs {
     /// Description files (*.vat.json), or folders searched for them recursively [default: .]
     #[arg(value_name = "PATHS")]
@@ -339,7 +417,7 @@ mod tests {
 
     #[test]
     fn docs_cli_md_lists_every_option_of_every_command_and_no_other() {
-        for name in ["bake", "roster", "audit", "inspect", "verify"] {
+        for name in ["bake", "roster", "audit", "inspect", "verify", "preview"] {
             assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
         }
     }

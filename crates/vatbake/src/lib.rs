@@ -27,6 +27,7 @@ pub mod audit;
 pub mod bake;
 pub mod error;
 pub mod inspect;
+pub mod preview;
 mod rest_mesh;
 pub mod roster;
 pub mod settings;

@@ -78,6 +78,11 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 let report = roster::verify(&roster, args.jobs, args.shard)?;
                 return print::roster_verify(&report, &output);
             }
+            if args.preview {
+                let template = vatbake::preview::PreviewSettings::new("", "");
+                let report = roster::preview(&roster, args.jobs, args.shard, &template)?;
+                return print::roster_preview(&report, &output);
+            }
             let options = roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard };
             let report = {
                 let progress = print::RosterProgress::new(!output.quiet && !output.json);
@@ -123,6 +128,14 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 print::verify(&report);
             }
             Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
+        }
+        cli::Command::Preview(args) => {
+            let json = args.json;
+            let report = vatbake::preview::preview(&args.into_settings())?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&report)?);
+            }
+            Ok(0)
         }
         cli::Command::Schema => {
             out!("{}", description::schema_json().trim_end());

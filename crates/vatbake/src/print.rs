@@ -351,3 +351,28 @@ pub fn roster_verify(report: &vatbake::roster::RosterVerifyReport, output: &crat
     }
     Ok(if report.passed == report.units.len() { 0 } else { messages::EXIT_FINDINGS })
 }
+
+/// `roster --preview`: one line per unit unless quiet, the failures as errors.
+pub fn roster_preview(
+    report: &vatbake::roster::RosterPreviewReport,
+    output: &crate::cli::Output,
+) -> anyhow::Result<u8> {
+    if output.json {
+        out!("{}", serde_json::to_string_pretty(report)?);
+    } else if !output.quiet {
+        for unit in report.units.iter().filter(|u| u.sheet.is_some()) {
+            out!("{:<28} {}", unit.name, unit.sheet.as_deref().map(|p| p.display().to_string()).unwrap_or_default());
+        }
+        out!(
+            "{} units: {} drawn, {} not; {:.1} s",
+            report.units.len(),
+            report.drawn,
+            report.errors,
+            report.ms / 1000.0
+        );
+    }
+    for unit in report.units.iter().filter(|u| u.error.is_some()) {
+        messages::error(&format!("unit \"{}\": {}", unit.name, unit.error.as_deref().unwrap_or("")));
+    }
+    Ok(if report.errors == 0 { 0 } else { messages::EXIT_INPUT })
+}

@@ -538,3 +538,86 @@ pub fn verify(roster: &Roster, jobs: Option<usize>, shard: Option<(usize, usize)
         ms: crate::error::ms(started),
     })
 }
+
+/// One unit of `roster --preview`.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnitPreviewed {
+    /// The unit's name.
+    pub name: String,
+    /// The sheet written; null when the unit could not be drawn.
+    pub sheet: Option<PathBuf>,
+    /// Wall time spent on the unit, in milliseconds.
+    pub ms: f64,
+    /// Why it could not be drawn; null otherwise.
+    pub error: Option<String>,
+}
+
+/// The outcome of `roster --preview`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RosterPreviewReport {
+    /// The roster file.
+    pub roster: PathBuf,
+    /// The folder the units were baked into (`output` in JSON).
+    #[serde(rename = "output")]
+    pub folder: PathBuf,
+    /// Every unit (of the shard), sorted by name.
+    pub units: Vec<UnitPreviewed>,
+    /// Units drawn.
+    pub drawn: usize,
+    /// Units that could not be drawn (no bake, a broken texture).
+    pub errors: usize,
+    /// Wall time of the whole run, in milliseconds.
+    pub ms: f64,
+}
+
+/// `--preview`: one contact sheet per unit, `<name>.sheet.png` beside its bake, drawn
+/// with `template`'s frames, size, view and clips ([`crate::preview`]), `jobs` units
+/// at a time. A unit that cannot be drawn fails alone.
+pub fn preview(
+    roster: &Roster,
+    jobs: Option<usize>,
+    shard: Option<(usize, usize)>,
+    template: &crate::preview::PreviewSettings,
+) -> Result<RosterPreviewReport> {
+    let started = Instant::now();
+    let units = selected(roster, shard);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start {} worker threads: {e}", jobs.unwrap_or(0))))?;
+    let units: Vec<UnitPreviewed> = pool.install(|| {
+        units
+            .par_iter()
+            .map(|unit| {
+                let at = Instant::now();
+                let outcome = unit.settings(&roster.folder).map_err(Error::from).and_then(|bake| {
+                    let description = bake.out_dir.join(bake.description_file());
+                    if !description.is_file() {
+                        return Err(Error::input(format!(
+                            "unit \"{}\" has no bake: {} does not exist; bake the roster first",
+                            unit.name,
+                            description.display()
+                        )));
+                    }
+                    let mut settings = template.clone();
+                    settings.description = description;
+                    settings.sheet = bake.out_dir.join(format!("{}.sheet.png", bake.name));
+                    crate::preview::preview(&settings).map(|r| r.files[0].clone())
+                });
+                let (sheet, error) = match outcome {
+                    Ok(sheet) => (Some(sheet), None),
+                    Err(e) => (None, Some(e.message)),
+                };
+                UnitPreviewed { name: unit.name.clone(), sheet, ms: crate::error::ms(at), error }
+            })
+            .collect()
+    });
+    Ok(RosterPreviewReport {
+        roster: roster.file.clone(),
+        folder: roster.folder.clone(),
+        drawn: units.iter().filter(|u| u.sheet.is_some()).count(),
+        errors: units.iter().filter(|u| u.error.is_some()).count(),
+        units,
+        ms: crate::error::ms(started),
+    })
+}
