@@ -210,7 +210,8 @@ fn a_source_changed_since_the_bake_is_caught() {
     let (code, report) = baked.verify(&[]);
     assert_eq!(code, 1);
     assert_eq!(codes(&report), ["source-changed", "clips"], "{report}");
-    assert!(message(&report, "source-changed").contains("the source Fox.glb is not the file that was baked"));
+    let changed = message(&report, "source-changed");
+    assert!(changed.contains("out/../Fox.glb is not the file that was baked (its SHA-256 differs"), "{changed}");
     assert!(message(&report, "clips").contains("name \"Survey\" where the source has \"Sniff!\""));
     // The motion itself is unchanged: every clip is still within tolerance.
     assert!(report["clips"].as_array().unwrap().iter().all(|c| c["passed"] == true));

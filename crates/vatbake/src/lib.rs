@@ -1,6 +1,8 @@
 //! The vatbake pipeline as a library: bake a skinned, animated glTF model into a
 //! vertex animation texture ([`bake()`]), rebake a roster of units ([`roster`]) and
-//! audit shipped bakes against their sources ([`audit`]), over plain settings.
+//! audit shipped bakes against their sources ([`audit`]), over plain settings; read
+//! a shipped bake back ([`shipped`]), summarize its files ([`inspect`]) and check
+//! its texture against a fresh evaluation of its source ([`verify`]).
 //!
 //! What it is for: a build step in Rust (a `build.rs`, an asset tool) that bakes
 //! without spawning the `vatbake` binary. Reports serialize to the JSON the command

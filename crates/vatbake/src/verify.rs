@@ -240,7 +240,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
 
     let bake_settings = recorded_settings(&files, source.clone())?;
     let mut report = bake::evaluate_fresh(&bake_settings, |fresh| {
-        Ok(compare(&files, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
+        Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
     })
     .map_err(Error::from)?;
     report.description = files.path.clone();
@@ -335,6 +335,7 @@ struct RowResult {
 /// The clips' comparisons and the structural checks, with the fresh evaluation.
 fn compare(
     files: &ShippedFiles,
+    source: &Path,
     shipped: Option<&Shipped>,
     rest: Option<&RestMesh>,
     fresh: &Fresh,
@@ -347,8 +348,9 @@ fn compare(
         note(
             "source-changed",
             format!(
-                "{path}: the source {} is not the file that was baked (its SHA-256 differs): \
-                 it changed since the bake; re-bake the unit",
+                "{path}: the source {} is not the file that was baked (its SHA-256 differs from the recorded one \
+                 of {}): it changed since the bake; re-bake the unit, or pass --source with the baked file",
+                source.display(),
                 d.source.file
             ),
         );
