@@ -475,6 +475,7 @@ struct PackedTexture {
     bytes: u64,
     container: &'static str,
     supercompression: &'static str,
+    sha256: String,
 }
 
 /// Pack: every row evaluated again, in full, straight into texels, compressed into
@@ -531,7 +532,8 @@ fn pack(
                     Ok(())
                 })
                 .map_err(output)?;
-            Ok(PackedTexture { name, bytes, container, supercompression: "zstd" })
+            let sha256 = staged.sha256(&name).map_err(output)?;
+            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", sha256 })
         }
         TextureFormat::Png => {
             found.warnings.push(
@@ -545,7 +547,8 @@ fn pack(
             let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
             let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
             staged.write(&name, &png).map_err(output)?;
-            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none" })
+            let sha256 = description::sha256_hex(&png);
+            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none", sha256 })
         }
     }
 }
@@ -606,6 +609,7 @@ fn encode(
             height: layout.height as u32,
             bands: layout.bands as u32,
             bytes: texture.bytes,
+            sha256: Some(texture.sha256.clone()),
         },
         positions: Positions {
             channels: "rgb".into(),
@@ -623,6 +627,7 @@ fn encode(
             file: settings.mesh_file(),
             points: model.points.len() as u32,
             triangles: model.triangles.len() as u32,
+            sha256: Some(description::sha256_hex(&glb)),
         },
         decimation,
         clips: entries,

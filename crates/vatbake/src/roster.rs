@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::settings::BakeOptions;
 use crate::settings::BakeSettings;
 use crate::slots::Aliases;
+use crate::staging;
 
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
@@ -202,19 +203,25 @@ impl Unit {
 }
 
 /// The unit's last description, if that bake used these exact bytes, settings and
-/// tool version and its files are still there.
+/// tool version and its files are still there: the size the description records, and
+/// the SHA-256 where it records one (a texture or mesh from another bake, left by one
+/// killed between its renames, is not up to date).
 fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Description> {
     let text = std::fs::read(settings.out_dir.join(settings.description_file())).ok()?;
     let description = serde_json::from_slice::<Description>(&text).ok()?;
-    let file_ok = |name: &str, bytes: Option<u64>| {
-        std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
+    let file_ok = |name: &str, bytes: Option<u64>, sha256: &Option<String>| {
+        check_file_name(name).is_ok()
+            && std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
+            && sha256.as_ref().is_none_or(|recorded| {
+                staging::sha256_file(&settings.out_dir.join(name)).is_ok_and(|found| found == *recorded)
+            })
     };
     let fresh = description.generator == GENERATOR
         && description.source.sha256 == source_sha256
         && description.settings == settings.recorded()
         && description.texture.container == settings.texture_format.container()
-        && file_ok(&description.texture.file, Some(description.texture.bytes))
-        && file_ok(&description.mesh.file, None);
+        && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
+        && file_ok(&description.mesh.file, None, &description.mesh.sha256);
     fresh.then_some(description)
 }
 

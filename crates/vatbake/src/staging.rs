@@ -40,6 +40,26 @@ pub fn remove_unfinished() -> usize {
     files.iter().filter(|file| fs::remove_file(file).is_ok()).count()
 }
 
+/// SHA-256 of a file's bytes, lowercase hex (as `vat_description::sha256_hex` spells
+/// it), read in 1 MiB pieces: how the description's texture and mesh hashes are made
+/// and checked.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 1 << 20];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
 /// The temporary file name of `name` for the process `pid`: `.NAME.PID.tmp`.
 fn temp_name(name: &str, pid: u32) -> String {
     format!(".{name}.{pid}.tmp")
@@ -132,7 +152,17 @@ impl Staged {
         }
     }
 
-    /// Renames every staged file into place.
+    /// SHA-256 of the staged file that will become `name`, lowercase hex: for the
+    /// description, which names the files it belongs to.
+    pub fn sha256(&self, name: &str) -> Result<String> {
+        let target = self.dir.join(name);
+        let (temp, _) =
+            self.files.iter().find(|(_, t)| *t == target).with_context(|| format!("{name} is not staged"))?;
+        sha256_file(temp).with_context(|| format!("cannot read back {}", temp.display()))
+    }
+
+    /// Renames every staged file into place, in the order they were staged: the
+    /// description, staged last, is renamed last.
     pub fn commit(mut self) -> Result<Vec<PathBuf>> {
         let files = std::mem::take(&mut self.files);
         let mut done = Vec::new();
