@@ -392,6 +392,8 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool) -> UnitResult {
     }
     let outcome = (|| -> Result<Done> {
         let settings = unit.settings(folder)?;
+        // What a killed run left in the unit's folder goes, whether it is rebaked or not.
+        staging::remove_abandoned(&settings.out_dir);
         if !force {
             if let Ok(bytes) = std::fs::read(&settings.input) {
                 if let Some(description) = up_to_date(&settings, &description::sha256_hex(&bytes)) {

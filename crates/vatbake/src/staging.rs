@@ -161,10 +161,19 @@ impl Staged {
         sha256_file(temp).with_context(|| format!("cannot read back {}", temp.display()))
     }
 
-    /// Renames every staged file into place, in the order they were staged: the
-    /// description, staged last, is renamed last.
+    /// Renames every staged file into place, in the order they were staged. The file
+    /// staged last (the description) is the set's mark: its previous version is moved
+    /// aside (to a temporary name) before the first rename and the new one renamed in
+    /// last, so a process killed in between leaves a folder whose mark, if any,
+    /// describes the files beside it: the whole previous set, the whole new one, or no
+    /// mark at all (never an old description beside a new texture). When the first
+    /// rename fails, nothing has changed and the previous mark is put back.
     pub fn commit(mut self) -> Result<Vec<PathBuf>> {
         let files = std::mem::take(&mut self.files);
+        let aside = match files.split_last() {
+            Some(((_, mark), rest)) if !rest.is_empty() => self.set_aside(mark)?,
+            _ => None,
+        };
         let mut done = Vec::new();
         let renamed = files.iter().try_for_each(|(temp, target)| {
             fs::rename(temp, target)
@@ -178,7 +187,35 @@ impl Staged {
             let _ = fs::remove_file(temp);
             untrack(temp);
         }
+        if let Some((aside, mark)) = aside {
+            // Nothing replaced yet: the previous set is whole again. Else it is gone.
+            if done.is_empty() {
+                let _ = fs::rename(&aside, mark);
+            } else {
+                let _ = fs::remove_file(&aside);
+            }
+            untrack(&aside);
+        }
         renamed.map(|()| done)
+    }
+
+    /// Moves an existing `mark` to a temporary name of this process (removed by an
+    /// interrupt, or by the next bake once this process is gone), and returns where.
+    fn set_aside<'a>(&self, mark: &'a Path) -> Result<Option<(PathBuf, &'a Path)>> {
+        let Some(name) = mark.file_name().map(|n| n.to_string_lossy().into_owned()) else { return Ok(None) };
+        let aside = self.dir.join(temp_name(&format!("{name}.old"), std::process::id()));
+        track(&aside);
+        match fs::rename(mark, &aside) {
+            Ok(()) => Ok(Some((aside, mark))),
+            Err(e) => {
+                untrack(&aside);
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(None)
+                } else {
+                    Err(e).with_context(|| format!("cannot replace {}", mark.display()))
+                }
+            }
+        }
     }
 }
 
@@ -225,5 +262,36 @@ mod tests {
         assert!(!gone.exists());
         assert!(own.exists() && alive.exists() && others.iter().all(|f| f.exists()));
         assert_eq!(remove_abandoned(&dir.path().join("missing")), 0);
+    }
+
+    /// A commit that stops between two renames (here a rename that fails; a kill is
+    /// the same) leaves no description beside files it does not describe.
+    #[test]
+    fn a_commit_stopped_between_renames_leaves_no_stale_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name);
+        fs::write(at("u.vat.ktx2"), b"old texture").unwrap();
+        fs::write(at("u.vat.json"), b"old description").unwrap();
+        // The mesh's place is taken by a folder that is not empty: its rename fails.
+        fs::create_dir_all(at("u.rest.glb").join("in the way")).unwrap();
+        let mut staged = Staged::new(dir.path());
+        staged.write("u.vat.ktx2", b"new texture").unwrap();
+        staged.write("u.rest.glb", b"new mesh").unwrap();
+        staged.write("u.vat.json", b"new description").unwrap();
+        assert!(staged.commit().is_err());
+        assert_eq!(fs::read(at("u.vat.ktx2")).unwrap(), b"new texture");
+        assert!(!at("u.vat.json").exists(), "the old description must not describe the new texture");
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "no temporary file is left: {left:?}");
+
+        // A whole commit replaces the set, the mark last.
+        fs::remove_dir_all(at("u.rest.glb")).unwrap();
+        let mut staged = Staged::new(dir.path());
+        for (name, bytes) in [("u.vat.ktx2", &b"t2"[..]), ("u.rest.glb", b"m2"), ("u.vat.json", b"d2")] {
+            staged.write(name, bytes).unwrap();
+        }
+        let done = staged.commit().unwrap();
+        assert_eq!(done.last(), Some(&at("u.vat.json")));
+        assert_eq!(fs::read(at("u.vat.json")).unwrap(), b"d2");
     }
 }
