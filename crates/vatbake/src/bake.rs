@@ -213,7 +213,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             .filter(|d| d.decimated)
             .map(|d| measure(&source.model, d, &posed.rig, &clips, &clip_rows, &posed.poses, &posed.entries, &bounds)))
     })?;
-    let mut staged = Staged::new(&settings.out_dir);
+    let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
     let texture = clock.stage("pack", || pack(&posed, &layout, &bounds, settings, watch, &mut staged, &mut found))?;
     drop(posed.poses);
     let encoded = clock.stage("encode", || {

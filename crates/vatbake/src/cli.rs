@@ -64,6 +64,9 @@ pub struct RosterArgs {
     /// Bake nothing: audit the roster's outputs against their sources (exit 1 on findings).
     #[arg(long)]
     pub check: bool,
+    /// Do not sync each unit's files and folder to the disk around its renames (on by default).
+    #[arg(long)]
+    pub no_durable: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -153,6 +156,9 @@ pub struct BakeArgs {
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Sync the files and the folder to the disk before and after the renames, so a power cut keeps a whole set.
+    #[arg(long)]
+    pub durable: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -176,6 +182,7 @@ impl BakeArgs {
             strict: self.strict,
             merge_clips: self.merge_clips,
             no_merge_clips: self.no_merge_clips,
+            durable: self.durable,
         };
         options.settings(self.input, self.out_dir)
     }

@@ -74,7 +74,8 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 let format = if output.json { cli::AuditFormat::Json } else { cli::AuditFormat::Text };
                 return print::audit(&roster::check(&roster, args.shard)?, format);
             }
-            let options = roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard };
+            let options =
+                roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard, durable: !args.no_durable };
             let report = {
                 let progress = print::RosterProgress::new(!output.quiet && !output.json);
                 roster::run(&roster, &options, &progress)?

@@ -29,7 +29,7 @@ use crate::staging;
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
-const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads"];
+const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable"];
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases"];
 
@@ -287,6 +287,9 @@ pub struct RunOptions {
     pub force: bool,
     /// (K, N): bake the K-th of N deterministic shards, 1-based.
     pub shard: Option<(usize, usize)>,
+    /// Sync every unit's files and folder to the disk around its renames (on by
+    /// default in `vatbake roster`; `--no-durable` turns it off).
+    pub durable: bool,
 }
 
 /// What a roster run tells whoever watches it: each unit as it finishes (from the
@@ -371,7 +374,7 @@ fn stale_folders(roster: &Roster) -> Vec<String> {
     stale
 }
 
-fn bake_unit(unit: &Unit, folder: &Path, force: bool) -> UnitResult {
+fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResult {
     let started = Instant::now();
     let mut result = UnitResult {
         name: unit.name.clone(),
@@ -391,7 +394,8 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool) -> UnitResult {
         Skipped(Box<Description>, PathBuf),
     }
     let outcome = (|| -> Result<Done> {
-        let settings = unit.settings(folder)?;
+        let mut settings = unit.settings(folder)?;
+        settings.durable |= durable;
         // What a killed run left in the unit's folder goes, whether it is rebaked or not.
         staging::remove_abandoned(&settings.out_dir);
         if !force {
@@ -438,7 +442,7 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         units
             .par_iter()
             .map(|unit| {
-                let result = bake_unit(unit, &roster.folder, options.force);
+                let result = bake_unit(unit, &roster.folder, options.force, options.durable);
                 watch.unit_done(&result, done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
                 result
             })
