@@ -95,7 +95,7 @@ pub enum Kind {
     TextureMissing,
     /// The texture is there but its header cannot be read.
     TextureUnreadable,
-    /// The texture's header or size differs from the description.
+    /// The texture's header, size or bytes (SHA-256) differ from the description.
     TextureMismatch,
     /// The rest-pose mesh named by the description is not there.
     MeshMissing,
