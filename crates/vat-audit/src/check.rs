@@ -95,15 +95,17 @@ pub enum Kind {
     TextureMissing,
     /// The texture is there but its header cannot be read.
     TextureUnreadable,
-    /// The texture's header or size differs from the description.
+    /// The texture's header, size or bytes (SHA-256) differ from the description.
     TextureMismatch,
     /// The rest-pose mesh named by the description is not there.
     MeshMissing,
+    /// The rest-pose mesh's bytes are not the ones the description records.
+    MeshMismatch,
 }
 
 impl Kind {
     /// Every kind, in the order the audit checks for them.
-    pub const ALL: [Kind; 18] = [
+    pub const ALL: [Kind; 19] = [
         Kind::UnreadableDescription,
         Kind::SourceNotFound,
         Kind::SourceUnreadable,
@@ -122,6 +124,7 @@ impl Kind {
         Kind::TextureUnreadable,
         Kind::TextureMismatch,
         Kind::MeshMissing,
+        Kind::MeshMismatch,
     ];
 
     /// The kind's name, as in JSON: "stale_source".
@@ -145,6 +148,7 @@ impl Kind {
             Kind::TextureUnreadable => "texture_unreadable",
             Kind::TextureMismatch => "texture_mismatch",
             Kind::MeshMissing => "mesh_missing",
+            Kind::MeshMismatch => "mesh_mismatch",
         }
     }
 
@@ -360,6 +364,47 @@ pub fn check_texture(description: &Description, facts: &TextureFacts) -> Vec<Fin
         return Vec::new();
     }
     vec![Finding::new(Kind::TextureMismatch, format!("the texture {} has {}", t.file, differences.join(", ")), rebake)]
+}
+
+/// The texture's and the rest mesh's bytes against the SHA-256 the description
+/// records for them (`texture.sha256`, `mesh.sha256`). `texture` and `mesh` are the
+/// hashes of the files found, `None` where a file was not there to hash (a finding of
+/// its own) or the description records no hash. A mismatch is a file from another
+/// bake: the description is renamed into place last, so a bake killed between its
+/// renames leaves the new texture beside the old description.
+///
+/// ```
+/// use vat_audit::{check_hashes, Kind};
+/// let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../vat-description/tests/Fox.vat.json"))?;
+/// let description: vat_description::Description = serde_json::from_str(&json)?;
+/// let recorded = description.texture.sha256.as_deref();
+/// assert!(check_hashes(&description, recorded, description.mesh.sha256.as_deref()).is_empty());
+/// assert_eq!(check_hashes(&description, Some("0123"), None)[0].kind, Kind::TextureMismatch);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_hashes(description: &Description, texture: Option<&str>, mesh: Option<&str>) -> Vec<Finding> {
+    let advice = "the file belongs to another bake (one interrupted between its renames, or a file \
+                  replaced by hand): re-bake the unit";
+    let files = [
+        (Kind::TextureMismatch, "texture", &description.texture.file, description.texture.sha256.as_deref(), texture),
+        (Kind::MeshMismatch, "rest-pose mesh", &description.mesh.file, description.mesh.sha256.as_deref(), mesh),
+    ];
+    let mut findings = Vec::new();
+    for (kind, what, file, recorded, found) in files {
+        let (Some(recorded), Some(found)) = (recorded, found) else { continue };
+        if !recorded.eq_ignore_ascii_case(found) {
+            findings.push(Finding::new(
+                kind,
+                format!(
+                    "the {what} {file} is not the one this description was baked with (sha256 {}… recorded, {}… found)",
+                    short_hash(recorded),
+                    short_hash(found)
+                ),
+                advice,
+            ));
+        }
+    }
+    findings
 }
 
 /// The bake against its source model's clips, and the slots against the alias table.

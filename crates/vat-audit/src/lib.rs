@@ -11,8 +11,8 @@
 //!   clip, and [`PlausibleMiss`]es: empty slots that an unassigned clip looks like it
 //!   belongs to, found by an independent check ([`plausible`]: stemming and edit
 //!   distance, not the table's matcher).
-//! - The audit's checks ([`check_description`], [`check_texture`], [`check_source`],
-//!   [`check_without_source`]): plain data about a bake (its
+//! - The audit's checks ([`check_description`], [`check_texture`], [`check_hashes`],
+//!   [`check_source`], [`check_without_source`]): plain data about a bake (its
 //!   [`Description`](vat_description::Description), as read from the file), its
 //!   source's clips ([`SourceClips`]) and its texture header ([`TextureFacts`]) in,
 //!   [`Finding`]s out, each with what to do. The description is checked against the
@@ -62,8 +62,8 @@ mod table;
 
 pub use assign::{assign, Assignment, Duplicate, PlausibleMiss, Verdict};
 pub use check::{
-    check_description, check_source, check_texture, check_without_source, Finding, Kind, SourceClip, SourceClips,
-    TextureFacts, DURATION_TOLERANCE_FRACTION, DURATION_TOLERANCE_S,
+    check_description, check_hashes, check_source, check_texture, check_without_source, Finding, Kind, SourceClip,
+    SourceClips, TextureFacts, DURATION_TOLERANCE_FRACTION, DURATION_TOLERANCE_S,
 };
 pub use normalize::normalize;
 pub use plausible::Evidence;

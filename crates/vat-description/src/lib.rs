@@ -153,6 +153,12 @@ pub struct Texture {
     pub bands: u32,
     /// Size of the texture file in bytes.
     pub bytes: u64,
+    /// SHA-256 of the texture file's bytes, lowercase hex: the description, renamed into
+    /// place after the texture, names the texture it belongs to, so a texture left from
+    /// another bake (a bake killed between its renames) is found out. Absent from
+    /// descriptions that do not record it; then only the size and header are checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// How RGB decode to positions: `p = (rgb / 65535 · 2 − 1) · half_extent + center`.
@@ -195,6 +201,10 @@ pub struct Mesh {
     pub points: u32,
     /// Triangles of the rest-pose mesh.
     pub triangles: u32,
+    /// SHA-256 of the GLB file's bytes, lowercase hex, as for the texture; absent from
+    /// descriptions that do not record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// The decimation of the source to the baked points (`vat-decimate`), and its

@@ -164,7 +164,24 @@ fn audit_unit(
         findings.extend(vat_audit::check_without_source(description));
     }
     findings.extend(vat_audit::check_description(description));
-    findings.extend(vat_audit::check_texture(description, &texture_facts(folder, &description.texture.file)));
+    let texture = texture_facts(folder, &description.texture.file);
+    let texture_findings = vat_audit::check_texture(description, &texture);
+    // Hashed only where the description records a hash and the file is there (the
+    // whole file is read: the one part of the audit that grows with the texture), and
+    // the texture only when its header and size agree (else that is the finding).
+    let hash = |recorded: &Option<String>, file: &str| {
+        recorded.as_ref()?;
+        check_file_name(file).ok()?;
+        crate::staging::sha256_file(&folder.join(file)).ok()
+    };
+    let texture_sha256 = if matches!(texture, TextureFacts::Read(_)) && texture_findings.is_empty() {
+        hash(&description.texture.sha256, &description.texture.file)
+    } else {
+        None
+    };
+    findings.extend(texture_findings);
+    let mesh_sha256 = hash(&description.mesh.sha256, &description.mesh.file);
+    findings.extend(vat_audit::check_hashes(description, texture_sha256.as_deref(), mesh_sha256.as_deref()));
     if check_file_name(&description.mesh.file).is_err() || !folder.join(&description.mesh.file).is_file() {
         findings.push(Finding::new(
             Kind::MeshMissing,

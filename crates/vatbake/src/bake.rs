@@ -220,7 +220,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             .filter(|d| d.decimated)
             .map(|d| measure(&source.model, d, &posed.rig, &clips, &clip_rows, &posed.poses, &posed.entries, &bounds)))
     })?;
-    let mut staged = Staged::new(&settings.out_dir);
+    let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
     let texture = clock.stage("pack", || pack(&posed, &layout, &bounds, settings, watch, &mut staged, &mut found))?;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
     drop(posed.poses);
@@ -527,6 +527,8 @@ struct PackedTexture {
     supercompression: &'static str,
     /// Milliseconds spent evaluating, compressing and writing.
     parts_ms: (f64, f64, f64),
+    /// SHA-256 of the texture file, hex.
+    sha256: String,
 }
 
 /// A file writer that counts the time spent in its writes and seeks (in
@@ -635,7 +637,8 @@ fn pack(
                 nanos_ms(in_writer.saturating_sub(writing)),
                 nanos_ms(writing),
             );
-            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms })
+            let sha256 = staged.sha256(&name).map_err(output)?;
+            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256 })
         }
         TextureFormat::Png => {
             found.warnings.push(
@@ -655,7 +658,8 @@ fn pack(
             let at = Instant::now();
             staged.write(&name, &png).map_err(output)?;
             let parts_ms = (evaluated, compressed, ms(at));
-            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none", parts_ms })
+            let sha256 = description::sha256_hex(&png);
+            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none", parts_ms, sha256 })
         }
     }
 }
@@ -716,6 +720,7 @@ fn encode(
             height: layout.height as u32,
             bands: layout.bands as u32,
             bytes: texture.bytes,
+            sha256: Some(texture.sha256.clone()),
         },
         positions: Positions {
             channels: "rgb".into(),
@@ -733,6 +738,7 @@ fn encode(
             file: settings.mesh_file(),
             points: model.points.len() as u32,
             triangles: model.triangles.len() as u32,
+            sha256: Some(description::sha256_hex(&glb)),
         },
         decimation,
         clips: entries,

@@ -76,6 +76,9 @@ pub struct RosterArgs {
     /// Bake nothing: draw one contact sheet per unit, <name>.sheet.png beside its bake (default picture settings of `vatbake preview`).
     #[arg(long, conflicts_with_all = ["check", "force", "verify"])]
     pub preview: bool,
+    /// Do not sync each unit's files and folder to the disk around its renames (on by default).
+    #[arg(long)]
+    pub no_durable: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -165,6 +168,9 @@ pub struct BakeArgs {
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Sync the files and the folder to the disk before and after the renames, so a power cut keeps a whole set.
+    #[arg(long)]
+    pub durable: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -188,6 +194,7 @@ impl BakeArgs {
             strict: self.strict,
             merge_clips: self.merge_clips,
             no_merge_clips: self.no_merge_clips,
+            durable: self.durable,
         };
         options.settings(self.input, self.out_dir)
     }

@@ -83,7 +83,8 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                 let report = roster::preview(&roster, args.jobs, args.shard, &template)?;
                 return print::roster_preview(&report, &output);
             }
-            let options = roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard };
+            let options =
+                roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard, durable: !args.no_durable };
             let report = {
                 let progress = print::RosterProgress::new(!output.quiet && !output.json);
                 roster::run(&roster, &options, &progress)?

@@ -24,11 +24,12 @@ use crate::error::Error;
 use crate::settings::BakeOptions;
 use crate::settings::BakeSettings;
 use crate::slots::Aliases;
+use crate::staging;
 
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
-const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads"];
+const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable"];
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases"];
 
@@ -202,19 +203,25 @@ impl Unit {
 }
 
 /// The unit's last description, if that bake used these exact bytes, settings and
-/// tool version and its files are still there.
+/// tool version and its files are still there: the size the description records, and
+/// the SHA-256 where it records one (a texture or mesh from another bake, left by one
+/// killed between its renames, is not up to date).
 fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Description> {
     let text = std::fs::read(settings.out_dir.join(settings.description_file())).ok()?;
     let description = serde_json::from_slice::<Description>(&text).ok()?;
-    let file_ok = |name: &str, bytes: Option<u64>| {
-        std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
+    let file_ok = |name: &str, bytes: Option<u64>, sha256: &Option<String>| {
+        check_file_name(name).is_ok()
+            && std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
+            && sha256.as_ref().is_none_or(|recorded| {
+                staging::sha256_file(&settings.out_dir.join(name)).is_ok_and(|found| found == *recorded)
+            })
     };
     let fresh = description.generator == GENERATOR
         && description.source.sha256 == source_sha256
         && description.settings == settings.recorded()
         && description.texture.container == settings.texture_format.container()
-        && file_ok(&description.texture.file, Some(description.texture.bytes))
-        && file_ok(&description.mesh.file, None);
+        && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
+        && file_ok(&description.mesh.file, None, &description.mesh.sha256);
     fresh.then_some(description)
 }
 
@@ -280,6 +287,9 @@ pub struct RunOptions {
     pub force: bool,
     /// (K, N): bake the K-th of N deterministic shards, 1-based.
     pub shard: Option<(usize, usize)>,
+    /// Sync every unit's files and folder to the disk around its renames (on by
+    /// default in `vatbake roster`; `--no-durable` turns it off).
+    pub durable: bool,
 }
 
 /// What a roster run tells whoever watches it: each unit as it finishes (from the
@@ -364,7 +374,7 @@ fn stale_folders(roster: &Roster) -> Vec<String> {
     stale
 }
 
-fn bake_unit(unit: &Unit, folder: &Path, force: bool) -> UnitResult {
+fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResult {
     let started = Instant::now();
     let mut result = UnitResult {
         name: unit.name.clone(),
@@ -384,7 +394,10 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool) -> UnitResult {
         Skipped(Box<Description>, PathBuf),
     }
     let outcome = (|| -> Result<Done> {
-        let settings = unit.settings(folder)?;
+        let mut settings = unit.settings(folder)?;
+        settings.durable |= durable;
+        // What a killed run left in the unit's folder goes, whether it is rebaked or not.
+        staging::remove_abandoned(&settings.out_dir);
         if !force {
             if let Ok(bytes) = std::fs::read(&settings.input) {
                 if let Some(description) = up_to_date(&settings, &description::sha256_hex(&bytes)) {
@@ -429,7 +442,7 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         units
             .par_iter()
             .map(|unit| {
-                let result = bake_unit(unit, &roster.folder, options.force);
+                let result = bake_unit(unit, &roster.folder, options.force, options.durable);
                 watch.unit_done(&result, done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
                 result
             })

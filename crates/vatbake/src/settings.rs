@@ -113,6 +113,8 @@ pub struct BakeSettings {
     pub strict: bool,
     /// Whether animations split per node are merged back into their take.
     pub merge_clips: vat_gltf::MergeClips,
+    /// Sync the files and the folder to the disk around the renames (`--durable`).
+    pub durable: bool,
 }
 
 impl BakeSettings {
@@ -203,6 +205,9 @@ pub struct BakeOptions {
     /// Keep every source animation its own clip.
     #[serde(default)]
     pub no_merge_clips: bool,
+    /// Sync the files and the folder to the disk around the renames (`--durable`).
+    #[serde(default)]
+    pub durable: bool,
 }
 
 /// A point budget from a number or a string (`4000`, `"4000"`, `"all"`).
@@ -293,6 +298,7 @@ impl BakeOptions {
                 (_, true) => vat_gltf::MergeClips::Never,
                 _ => vat_gltf::MergeClips::Auto,
             },
+            durable: self.durable,
         })
     }
 }

@@ -35,11 +35,11 @@ use crate::error::Error;
 /// ```
 pub fn read_description(path: &Path) -> Result<Description, Error> {
     let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
-    parse_description(path, &bytes).map(|(d, _)| d)
+    parse_description(path, &bytes)
 }
 
-/// A description's bytes parsed, with the JSON value they came from.
-fn parse_description(path: &Path, bytes: &[u8]) -> Result<(Description, serde_json::Value), Error> {
+/// A description's bytes parsed: format and version first, for a clear refusal.
+fn parse_description(path: &Path, bytes: &[u8]) -> Result<Description, Error> {
     let not_ours = |why: String| {
         Error::usage(format!(
             "{}: not a vatbake description ({why}); give the .vat.json file a bake wrote, \
@@ -59,8 +59,7 @@ fn parse_description(path: &Path, bytes: &[u8]) -> Result<(Description, serde_js
             description::FORMAT_VERSION
         )));
     }
-    let description = serde_json::from_value(value.clone()).map_err(|e| not_ours(e.to_string()))?;
-    Ok((description, value))
+    serde_json::from_value(value).map_err(|e| not_ours(e.to_string()))
 }
 
 /// The layout a description declares, checked for consistency with itself
@@ -129,17 +128,19 @@ impl ShippedFiles {
     pub fn read(path: &Path) -> Result<Self, Error> {
         let bytes =
             std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
-        let (description, value) = parse_description(path, &bytes)?;
+        let description = parse_description(path, &bytes)?;
         let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         for name in [&description.texture.file, &description.mesh.file] {
             check_file_name(name).map_err(|e| {
                 Error::usage(format!("{}: names the file {name:?}: {e}; re-bake the unit", path.display()))
             })?;
         }
-        let hash = |section: &str| value.get(section)?.get("sha256")?.as_str().map(str::to_string);
         Ok(ShippedFiles {
             path: path.to_path_buf(),
-            hashes: RecordedHashes { texture: hash("texture"), mesh: hash("mesh") },
+            hashes: RecordedHashes {
+                texture: description.texture.sha256.clone(),
+                mesh: description.mesh.sha256.clone(),
+            },
             texture: folder.join(&description.texture.file),
             mesh: folder.join(&description.mesh.file),
             description,

@@ -40,6 +40,26 @@ pub fn remove_unfinished() -> usize {
     files.iter().filter(|file| fs::remove_file(file).is_ok()).count()
 }
 
+/// SHA-256 of a file's bytes, lowercase hex (as `vat_description::sha256_hex` spells
+/// it), read in 1 MiB pieces: how the description's texture and mesh hashes are made
+/// and checked.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 1 << 20];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(format!("{:x}", hasher.finalize()))
+}
+
 /// The temporary file name of `name` for the process `pid`: `.NAME.PID.tmp`.
 fn temp_name(name: &str, pid: u32) -> String {
     format!(".{name}.{pid}.tmp")
@@ -86,12 +106,33 @@ pub fn remove_abandoned(dir: &Path) -> usize {
 pub struct Staged {
     dir: PathBuf,
     files: Vec<(PathBuf, PathBuf)>,
+    durable: bool,
+}
+
+/// Makes the folder's entries (created, renamed, removed files) durable; a no-op
+/// where a folder cannot be opened as a file (Windows).
+fn sync_folder(dir: &Path) -> Result<()> {
+    if cfg!(unix) {
+        fs::File::open(dir)
+            .and_then(|folder| folder.sync_all())
+            .with_context(|| format!("cannot sync the folder {}", dir.display()))?;
+    }
+    Ok(())
 }
 
 impl Staged {
     /// Nothing staged yet, for the bake's folder `dir`.
     pub fn new(dir: &Path) -> Self {
-        Staged { dir: dir.to_path_buf(), files: Vec::new() }
+        Staged { dir: dir.to_path_buf(), files: Vec::new(), durable: false }
+    }
+
+    /// With `durable`, every file is synced to the disk when written, and the folder
+    /// before and after the renames (`--durable`): a power cut then keeps the previous
+    /// set or the new one, at the cost of waiting for the disk. Without it, the renames
+    /// alone keep readers and killed processes from half-written sets.
+    pub fn durable(mut self, durable: bool) -> Self {
+        self.durable = durable;
+        self
     }
 
     /// Writes `bytes` to a temporary file beside `name` in the bake's folder.
@@ -117,6 +158,9 @@ impl Staged {
         track(&temp);
         let result = fs::File::create(&temp).map_err(anyhow::Error::from).and_then(|mut file| {
             write(&mut file)?;
+            if self.durable {
+                file.sync_all()?;
+            }
             Ok(file.metadata()?.len())
         });
         match result {
@@ -132,9 +176,31 @@ impl Staged {
         }
     }
 
-    /// Renames every staged file into place.
+    /// SHA-256 of the staged file that will become `name`, lowercase hex: for the
+    /// description, which names the files it belongs to.
+    pub fn sha256(&self, name: &str) -> Result<String> {
+        let target = self.dir.join(name);
+        let (temp, _) =
+            self.files.iter().find(|(_, t)| *t == target).with_context(|| format!("{name} is not staged"))?;
+        sha256_file(temp).with_context(|| format!("cannot read back {}", temp.display()))
+    }
+
+    /// Renames every staged file into place, in the order they were staged. The file
+    /// staged last (the description) is the set's mark: its previous version is moved
+    /// aside (to a temporary name) before the first rename and the new one renamed in
+    /// last, so a process killed in between leaves a folder whose mark, if any,
+    /// describes the files beside it: the whole previous set, the whole new one, or no
+    /// mark at all (never an old description beside a new texture). When the first
+    /// rename fails, nothing has changed and the previous mark is put back.
     pub fn commit(mut self) -> Result<Vec<PathBuf>> {
         let files = std::mem::take(&mut self.files);
+        if self.durable {
+            sync_folder(&self.dir)?;
+        }
+        let aside = match files.split_last() {
+            Some(((_, mark), rest)) if !rest.is_empty() => self.set_aside(mark)?,
+            _ => None,
+        };
         let mut done = Vec::new();
         let renamed = files.iter().try_for_each(|(temp, target)| {
             fs::rename(temp, target)
@@ -148,7 +214,39 @@ impl Staged {
             let _ = fs::remove_file(temp);
             untrack(temp);
         }
-        renamed.map(|()| done)
+        if let Some((aside, mark)) = aside {
+            // Nothing replaced yet: the previous set is whole again. Else it is gone.
+            if done.is_empty() {
+                let _ = fs::rename(&aside, mark);
+            } else {
+                let _ = fs::remove_file(&aside);
+            }
+            untrack(&aside);
+        }
+        renamed?;
+        if self.durable {
+            sync_folder(&self.dir)?;
+        }
+        Ok(done)
+    }
+
+    /// Moves an existing `mark` to a temporary name of this process (removed by an
+    /// interrupt, or by the next bake once this process is gone), and returns where.
+    fn set_aside<'a>(&self, mark: &'a Path) -> Result<Option<(PathBuf, &'a Path)>> {
+        let Some(name) = mark.file_name().map(|n| n.to_string_lossy().into_owned()) else { return Ok(None) };
+        let aside = self.dir.join(temp_name(&format!("{name}.old"), std::process::id()));
+        track(&aside);
+        match fs::rename(mark, &aside) {
+            Ok(()) => Ok(Some((aside, mark))),
+            Err(e) => {
+                untrack(&aside);
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(None)
+                } else {
+                    Err(e).with_context(|| format!("cannot replace {}", mark.display()))
+                }
+            }
+        }
     }
 }
 
@@ -195,5 +293,48 @@ mod tests {
         assert!(!gone.exists());
         assert!(own.exists() && alive.exists() && others.iter().all(|f| f.exists()));
         assert_eq!(remove_abandoned(&dir.path().join("missing")), 0);
+    }
+
+    /// A commit that stops between two renames (here a rename that fails; a kill is
+    /// the same) leaves no description beside files it does not describe.
+    #[test]
+    fn a_commit_stopped_between_renames_leaves_no_stale_mark() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name);
+        fs::write(at("u.vat.ktx2"), b"old texture").unwrap();
+        fs::write(at("u.vat.json"), b"old description").unwrap();
+        // The mesh's place is taken by a folder that is not empty: its rename fails.
+        fs::create_dir_all(at("u.rest.glb").join("in the way")).unwrap();
+        let mut staged = Staged::new(dir.path());
+        staged.write("u.vat.ktx2", b"new texture").unwrap();
+        staged.write("u.rest.glb", b"new mesh").unwrap();
+        staged.write("u.vat.json", b"new description").unwrap();
+        assert!(staged.commit().is_err());
+        assert_eq!(fs::read(at("u.vat.ktx2")).unwrap(), b"new texture");
+        assert!(!at("u.vat.json").exists(), "the old description must not describe the new texture");
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "no temporary file is left: {left:?}");
+
+        // A whole commit replaces the set, the mark last.
+        fs::remove_dir_all(at("u.rest.glb")).unwrap();
+        let mut staged = Staged::new(dir.path());
+        for (name, bytes) in [("u.vat.ktx2", &b"t2"[..]), ("u.rest.glb", b"m2"), ("u.vat.json", b"d2")] {
+            staged.write(name, bytes).unwrap();
+        }
+        let done = staged.commit().unwrap();
+        assert_eq!(done.last(), Some(&at("u.vat.json")));
+        assert_eq!(fs::read(at("u.vat.json")).unwrap(), b"d2");
+    }
+
+    #[test]
+    fn a_durable_commit_writes_the_same_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut staged = Staged::new(dir.path()).durable(true);
+        staged.write("u.vat.ktx2", b"texture").unwrap();
+        staged.write("u.vat.json", b"description").unwrap();
+        let done = staged.commit().unwrap();
+        assert_eq!(done, [dir.path().join("u.vat.ktx2"), dir.path().join("u.vat.json")]);
+        assert_eq!(fs::read(dir.path().join("u.vat.json")).unwrap(), b"description");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 }
