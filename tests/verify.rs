@@ -55,7 +55,11 @@ impl Baked {
         edit(&mut image, &shipped::layout_of(&files.description).unwrap());
         let bytes = vat_ktx2::encode_ktx2(&image, &vat_ktx2::Ktx2Options::default()).unwrap();
         std::fs::write(self.texture(), &bytes).unwrap();
-        self.edit_description(|d| d["texture"]["bytes"] = bytes.len().into());
+        let sha256 = vatbake::description::sha256_hex(&bytes);
+        self.edit_description(|d| {
+            d["texture"]["bytes"] = bytes.len().into();
+            d["texture"]["sha256"] = sha256.into();
+        });
     }
     /// `verify --json`: the exit code and the report.
     fn verify(&self, extra: &[&str]) -> (i32, Value) {
@@ -237,8 +241,10 @@ fn a_truncated_or_bit_flipped_texture_is_a_finding_not_a_crash() {
     std::fs::write(baked.texture(), &flipped).unwrap();
     let (code, report) = baked.verify(&[]);
     assert_eq!(code, 1, "{report}");
-    // The frame carries a checksum: the flip is found before any texel is used.
-    assert_eq!(codes(&report), ["texture-unreadable"], "{report}");
+    // The description's SHA-256 of the texture finds it first; the frame's own
+    // checksum then stops the decode before any texel is used.
+    assert_eq!(codes(&report), ["texture-sha256", "texture-unreadable"], "{report}");
+    assert!(message(&report, "texture-sha256").contains("Fox.vat.ktx2: the texture's SHA-256 is not the one"));
     assert!(message(&report, "texture-unreadable").ends_with("Restored data doesn't match checksum"), "{report}");
 }
 

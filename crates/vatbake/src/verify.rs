@@ -146,8 +146,8 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                         d.texture.bytes
                     ),
                 );
-            }
-            if let Some(recorded) = &files.hashes.texture {
+            } else if let Some(recorded) = &files.hashes.texture {
+                // A wrong size says it already; a right size with other bytes is this.
                 if *recorded != description::sha256_hex(&bytes) {
                     note(
                         "texture-sha256",
