@@ -111,6 +111,24 @@ fn a_killed_roster_leaves_whole_sets_and_a_rerun_cleans_up() {
         let now = states(&out, &old, &new);
         seen.extend(now.iter().copied());
         assert!(now.iter().all(|s| ["old", "new", "absent"].contains(s)), "round {round} at {at:?}: {now:?}");
+        // `roster --verify` says which: each whole set passes against the source with
+        // the rows of its own bake (12 or 24 per second); an absent unit has no bake.
+        let verified = roster(&file).args(["--verify", "--json"]).stdout(Stdio::piped()).output().unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&verified.stdout).unwrap();
+        for (i, (name, _)) in UNITS.iter().enumerate() {
+            let unit = report["units"].as_array().unwrap().iter().find(|u| u["name"] == *name).unwrap();
+            let rows: u64 = unit["report"]["clips"]
+                .as_array()
+                .map(|clips| clips.iter().map(|c| c["rows_compared"].as_u64().unwrap()).sum())
+                .unwrap_or(0);
+            let rows_of = |set: &[Vec<u8>]| serde_json::from_slice::<Description>(&set[i]).unwrap().rows as u64;
+            let (status, want) = match now[i] {
+                "old" => ("passed", rows_of(&old)),
+                "new" => ("passed", rows_of(&new)),
+                _ => ("error", 0),
+            };
+            assert_eq!((unit["status"].as_str().unwrap(), rows), (status, want), "round {round}: {name} is {}", now[i]);
+        }
 
         // The rerun rebakes what is not new and removes every temporary file.
         assert!(roster(&file).status().unwrap().success());
