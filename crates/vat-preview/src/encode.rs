@@ -2,8 +2,9 @@
 
 use png::{BitDepth, ColorType, DeflateCompression, Encoder, Filter};
 
+use crate::raster::Camera;
 use crate::raster::{check_frame, rasterize, BACKGROUND};
-use crate::{Bounds, Camera, Error, Frame, Image, Mesh, View};
+use crate::types::{Bounds, Error, Frame, Image, Mesh, View};
 
 /// An encoder for `width × height` 8-bit RGBA with the fixed settings: one filter for
 /// every row (Paeth), zlib level 6, no metadata chunks.
@@ -82,4 +83,19 @@ pub fn animate(
     }
     writer.finish()?;
     Ok(out)
+}
+
+impl Image {
+    /// The picture as PNG bytes: 8-bit RGBA, fixed filter and compression settings, no
+    /// time stamp or other metadata, so the same picture always gives the same bytes.
+    ///
+    /// ```
+    /// let png = vat_preview::Image::filled(4, 4, [255, 0, 0, 255])?.to_png()?;
+    /// assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    /// # Ok::<(), vat_preview::Error>(())
+    /// ```
+    pub fn to_png(&self) -> Result<Vec<u8>, Error> {
+        self.check()?;
+        png(self)
+    }
 }

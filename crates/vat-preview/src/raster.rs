@@ -1,6 +1,6 @@
 //! The camera and the triangle rasterizer.
 
-use crate::{check_size, Bounds, Error, Frame, Image, Mesh, View};
+use crate::types::{check_size, Bounds, Error, Frame, Image, Mesh, View};
 
 /// Background of a frame.
 pub(crate) const BACKGROUND: [u8; 4] = [255, 255, 255, 255];

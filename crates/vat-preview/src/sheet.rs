@@ -1,8 +1,9 @@
 //! The contact sheet: one row of frames per clip, labelled.
 
+use crate::raster::Camera;
 use crate::raster::{check_frame, draw_guides, rasterize, BACKGROUND};
 use crate::text::{draw_text, fit, text_width, LINE_HEIGHT};
-use crate::{check_size, Bounds, Camera, Error, Frame, Image, Mesh, View};
+use crate::types::{check_size, Bounds, Error, Frame, Image, Mesh, View};
 
 /// Around the sheet's edge, and between a label and its frames, in pixels.
 const PAD: u32 = 8;

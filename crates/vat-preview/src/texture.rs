@@ -1,6 +1,6 @@
 //! The baked texture itself as viewable 8-bit pictures.
 
-use crate::{check_size, Error, Image};
+use crate::types::{check_size, Error, Image};
 
 /// Errors unless `texels` holds `width × height` RGBA texels and the size is allowed.
 fn check(texels: &[u16], width: u32, height: u32) -> Result<(), Error> {
