@@ -53,6 +53,12 @@ fn texture_round_trips_to_the_evaluated_positions() {
         // Half a step per axis, plus the f32 rounding of the decode formula itself.
         let tolerance = bounds.step() * 0.5 + (center.abs() + half_extent) * 4.0 * f32::EPSILON;
 
+        // Point p's column, from its TEXCOORD_1 (one band here).
+        let glb = std::fs::read(out.path().join(desc["mesh"]["file"].as_str().unwrap())).unwrap();
+        let (json, _) = glb_accessor(&glb, 0);
+        let uv1_index = json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize;
+        let (_, uv1) = glb_accessor(&glb, uv1_index);
+        let column: Vec<usize> = uv1.chunks_exact(2).map(|uv| (uv[0] * width as f32) as usize).collect();
         let bytes = std::fs::read(&path).unwrap();
         let mut model = vat_gltf::load(&path, &bytes, &vat_gltf::Options::default()).unwrap().model;
         // The clips as the bake makes them: takes split per node merged (CesiumMan's 19).
@@ -80,12 +86,12 @@ fn texture_round_trips_to_the_evaluated_positions() {
             for k in 0..clip_rows {
                 // Alpha: the octahedral decode as docs/FORMAT.md writes it, within the recorded bound.
                 for (p, &expected) in frames.row_normals(k).iter().enumerate() {
-                    let alpha = texels[((first_row + k) * width + p) * 4 + 3];
+                    let alpha = texels[((first_row + k) * width + column[p]) * 4 + 3];
                     let angle = octahedral(alpha).angle_between(expected).to_degrees();
                     assert!(angle <= 0.96 + 1e-3, "{model_path} row {k} point {p}: normal off by {angle}°");
                 }
                 for (p, &expected) in frames.row_positions(k).iter().enumerate() {
-                    let at = ((first_row + k) * width + p) * 4;
+                    let at = ((first_row + k) * width + column[p]) * 4;
                     let stored = [texels[at], texels[at + 1], texels[at + 2]];
                     assert_eq!(
                         stored,
@@ -187,7 +193,30 @@ fn glb_accessor(glb: &[u8], accessor: usize) -> (Value, Vec<f32>) {
 
 #[test]
 fn rest_mesh_addresses_columns_and_covers_the_animation() {
+    // The default (spatial) order: every point a column of its own, not its index for most.
     let (out, desc) = bake(&fixture("Fox/Fox.glb"), &["--points", "all", "--max-width", "1000"]);
+    assert_eq!(desc["texture"]["column_order"], "spatial");
+    assert_eq!(desc["settings"]["column_order"], "spatial");
+    let glb = std::fs::read(out.path().join("Fox.rest.glb")).unwrap();
+    let (json, _) = glb_accessor(&glb, 0);
+    let (_, uv1) =
+        glb_accessor(&glb, json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize);
+    let mut seen = vec![false; 1728];
+    let mut own = 0;
+    for point in 0..1728 {
+        let (u, v) = (uv1[point * 2], uv1[point * 2 + 1]);
+        let band = (v * 324.0 / 162.0).round() as usize;
+        assert_eq!(v, (band * 162) as f32 / 324.0, "v of point {point}");
+        let column = band * 864 + (u * 864.0) as usize;
+        assert_eq!(u, ((column % 864) as f32 + 0.5) / 864.0, "u of point {point}");
+        assert!(!std::mem::replace(&mut seen[column], true), "column {column} read twice");
+        own += usize::from(column == point);
+    }
+    assert!(own < 20, "{own} of 1728 points in their own column");
+    // Source order: column i is point i.
+    let (out, desc) =
+        bake(&fixture("Fox/Fox.glb"), &["--points", "all", "--max-width", "1000", "--column-order", "source"]);
+    assert_eq!(desc["texture"]["column_order"], "source");
     let glb = std::fs::read(out.path().join("Fox.rest.glb")).unwrap();
     let (json, _) = glb_accessor(&glb, 0);
     let attributes = &json["meshes"][0]["primitives"][0]["attributes"];

@@ -46,8 +46,24 @@ fn the_texture_and_the_rest_mesh_hold_the_decimated_points() {
     let half_extent = Vec3::from_slice(&floats(&desc["positions"]["half_extent"]));
     // Half a step per axis, plus the f32 rounding of the decode formula itself.
     let tolerance = half_extent / 65535.0 + (center.abs() + half_extent) * 4.0 * f32::EPSILON;
+    // Each point's column, from its TEXCOORD_1 (one band): the decimated points in the bake's column order.
+    let uv1 =
+        &json["accessors"][json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize];
+    let view = &json["bufferViews"][uv1["bufferView"].as_u64().unwrap() as usize];
+    let bin = 20
+        + json_length
+        + 8
+        + view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + uv1["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let width = desc["texture"]["width"].as_u64().unwrap() as f32;
+    let column = |point: usize| {
+        (f32::from_le_bytes(glb[bin + point * 8..bin + point * 8 + 4].try_into().unwrap()) * width) as usize
+    };
+    let columns: std::collections::BTreeSet<usize> = (0..points as usize).map(column).collect();
+    assert_eq!(columns.len(), points as usize, "every point a column of its own");
     for (point, &expected) in frames.row_positions(0).iter().enumerate() {
-        let texel = Vec3::new(texels[point * 4] as f32, texels[point * 4 + 1] as f32, texels[point * 4 + 2] as f32);
+        let c = column(point);
+        let texel = Vec3::new(texels[c * 4] as f32, texels[c * 4 + 1] as f32, texels[c * 4 + 2] as f32);
         let decoded = (texel / 65535.0 * 2.0 - Vec3::ONE) * half_extent + center;
         assert!((decoded - expected).abs().cmple(tolerance).all(), "point {point}: {decoded} vs {expected}");
     }

@@ -254,10 +254,12 @@ fn the_bind_pose_in_every_row_is_caught() {
     let rest = shipped::read_rest_mesh(&baked.path("out/Fox.rest.glb")).unwrap();
     let files = ShippedFiles::read(&baked.description()).unwrap();
     let bounds = shipped::bounds_of(&files.description);
+    let columns = shipped::columns_of(&rest, files.description.points as usize).unwrap();
     baked.edit_texels(|image, layout| {
         for row in 0..layout.rows {
             for point in 0..layout.points {
-                let (x, y) = layout.texel(point, row);
+                // In the point's own column, as the rest mesh's TEXCOORD_1 names it.
+                let (x, y) = layout.texel(columns.column(point), row);
                 let at = (y * layout.width + x) * 4;
                 let [r, g, b] = vat_bounds::encode_position(rest.positions[point], &bounds);
                 image.texels[at..at + 4].copy_from_slice(&[r, g, b, vat_bounds::encode_normal(rest.normals[point])]);

@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { FIXTURES, vatbakeBin } from './lib/bake.mjs';
 import { readGlb, readAccessor } from './lib/glb.mjs';
+import { restColumns } from './lib/vat.mjs';
 
 const CASES = [
   // The Fox's 1,728 points are 576 separate triangles: merging the repeated corners costs nothing.
@@ -51,8 +52,12 @@ for (const { model, budget, sourcePoints, args = [] } of CASES) {
       for (const [p, prim] of mesh.primitives.entries()) {
         assert.equal(json.accessors[prim.attributes.POSITION].count, desc.points + 2, `mesh ${m} primitive ${p}: POSITION count`);
         const uv1 = readAccessor(json, [buffer], prim.attributes.TEXCOORD_1);
+        // Each point a column of its own (the description's column order decides which).
+        const columns = restColumns(desc, uv1);
+        assert.equal(new Set(columns).size, desc.points, 'every point has a column of its own');
         for (let i = 0; i < desc.points; i++) {
-          assert.ok(Math.abs(uv1[i][0] - ((i % width) + 0.5) / width) <= 1e-6, `point ${i}: u = ${uv1[i][0]}`);
+          assert.ok(columns[i] < desc.points, `point ${i}: column ${columns[i]} past the points`);
+          assert.ok(Math.abs(uv1[i][0] - ((columns[i] % width) + 0.5) / width) <= 1e-6, `point ${i}: u = ${uv1[i][0]}`);
         }
         if (prim.indices !== undefined) {
           for (const index of readAccessor(json, [buffer], prim.indices)) {

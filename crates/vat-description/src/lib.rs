@@ -95,6 +95,10 @@ pub struct Settings {
     pub clips: Option<Vec<String>>,
     /// Zstandard level of the texture's supercompression.
     pub zstd_level: i32,
+    /// Whether Zstandard's long-distance matching with a 128 MiB window was on
+    /// (`--smallest`). Absent from files written before the setting existed: false.
+    #[serde(default)]
+    pub zstd_long: bool,
     /// Scene index baked, or null for the document's default scene.
     pub scene: Option<u32>,
     /// Joint influences kept per point (--max-influences); absent: every one the source has, up to 8.
@@ -110,6 +114,16 @@ pub struct Settings {
     /// read as "never".
     #[serde(default = "merge_clips_absent")]
     pub merge_clips: String,
+    /// The order of the texture's columns asked for (`--column-order`): "spatial"
+    /// (the default) or "source"; `texture.column_order` says the same. Absent from
+    /// files written before the setting existed, which kept the source's order:
+    /// read as "source".
+    #[serde(default = "column_order_absent")]
+    pub column_order: String,
+}
+
+fn column_order_absent() -> String {
+    "source".into()
 }
 
 fn merge_clips_absent() -> String {
@@ -151,6 +165,14 @@ pub struct Texture {
     /// Bands the columns are wrapped into; 1 when the points fit in one row of texels.
     /// More bands share the columns evenly: `width = ceil(points / bands)`.
     pub bands: u32,
+    /// Which point each column holds: "source" (column `i` is point `i`, the rest
+    /// mesh's vertex `i`) or "spatial" (the points sorted by the Morton code of their
+    /// rest-pose position, which compresses better). Either way each rest-mesh
+    /// vertex's TEXCOORD_1 addresses its column: a player that samples by
+    /// TEXCOORD_1 needs nothing else. Absent from files written before the field
+    /// existed: read as "source".
+    #[serde(default = "column_order_absent")]
+    pub column_order: String,
     /// Size of the texture file in bytes.
     pub bytes: u64,
     /// SHA-256 of the texture file's bytes, lowercase hex: the description, renamed into

@@ -259,6 +259,10 @@ fn level_compressor(options: &Ktx2Options, raw_len: u64) -> Result<CCtx<'static>
     let mut cctx = CCtx::try_create().ok_or_else(|| Ktx2Error::Zstd(std::io::Error::other("out of memory")))?;
     cctx.set_parameter(CParameter::CompressionLevel(options.zstd_level)).map_err(zstd_error)?;
     cctx.set_parameter(CParameter::NbWorkers(options.workers.max(1))).map_err(zstd_error)?;
+    if options.long_window {
+        cctx.set_parameter(CParameter::EnableLongDistanceMatching(true)).map_err(zstd_error)?;
+        cctx.set_parameter(CParameter::WindowLog(27)).map_err(zstd_error)?;
+    }
     cctx.set_parameter(CParameter::ChecksumFlag(true)).map_err(zstd_error)?;
     cctx.set_parameter(CParameter::ContentSizeFlag(true)).map_err(zstd_error)?;
     cctx.set_pledged_src_size(Some(raw_len)).map_err(zstd_error)?;

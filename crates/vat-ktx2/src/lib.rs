@@ -31,7 +31,7 @@
 //!
 //! // Two texels, one row: (0, 1, 2, 3) and (65535, 4, 5, 6).
 //! let image = Rgba16Image { width: 2, height: 1, texels: vec![0, 1, 2, 3, 65535, 4, 5, 6] };
-//! let options = Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string(), workers: 2 };
+//! let options = Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string(), workers: 2, long_window: false };
 //! let bytes = encode_ktx2(&image, &options)?;
 //!
 //! let header = read_header(&bytes)?;

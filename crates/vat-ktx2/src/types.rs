@@ -29,6 +29,10 @@ pub struct Ktx2Options {
     /// Zstandard worker threads (0 counts as 1). The bytes are the same for any
     /// number: zstd's multithreaded mode is used even with one worker.
     pub workers: u32,
+    /// Zstandard's long-distance matching with a 128 MiB window (window log 27, the
+    /// largest decoders accept without being told to): smaller on large textures,
+    /// slower to write. Off: the level's own window.
+    pub long_window: bool,
 }
 
 impl Default for Ktx2Options {
@@ -36,6 +40,7 @@ impl Default for Ktx2Options {
         Self {
             zstd_level: DEFAULT_ZSTD_LEVEL,
             writer: concat!("vat-ktx2 ", env!("CARGO_PKG_VERSION")).to_string(),
+            long_window: false,
             workers: 1,
         }
     }

@@ -227,3 +227,17 @@ fn invalid_images_and_options_are_refused() {
         assert!(matches!(encode_ktx2(&image, &bad), Err(vat_ktx2::Ktx2Error::InvalidOptions(_))), "{bad:?}");
     }
 }
+
+#[test]
+fn the_long_window_decodes_to_the_same_texels_and_is_smaller_where_rows_repeat_far_apart() {
+    // 2048 × 1024 texels = 16 MiB raw, beyond level 3's own window (1 MiB).
+    let image = animated_image(2048, 1024);
+    let plain = encode_ktx2(&image, &Ktx2Options { zstd_level: 3, workers: 2, ..options() }).unwrap();
+    let long = encode_ktx2(&image, &Ktx2Options { zstd_level: 3, workers: 2, long_window: true, ..options() }).unwrap();
+    assert_eq!(vat_ktx2::decode_ktx2(&long).unwrap(), image);
+    assert_ne!(long, plain);
+    assert_eq!(
+        encode_ktx2(&image, &Ktx2Options { zstd_level: 3, workers: 1, long_window: true, ..options() }).unwrap(),
+        long
+    );
+}

@@ -547,3 +547,172 @@ mod tests {
         assert_eq!(ClipRows::new(1e30, 30.0, None).rows, u32::MAX);
     }
 }
+
+/// How the points are ordered into texture columns. The rest mesh's TEXCOORD_1
+/// carries each point's column, so any order plays; the order only changes how
+/// well the texture compresses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColumnOrder {
+    /// Column `i` holds point `i`, in the source's vertex order.
+    Source,
+    /// Points sorted by the Morton (Z-order) code of their rest-pose position,
+    /// 10 bits per axis within the rest pose's box, ties in source order:
+    /// neighbouring columns hold neighbouring points, whose rows are alike, which
+    /// the compressor finds (docs/PERFORMANCE.md, "Column order").
+    #[default]
+    Spatial,
+}
+
+impl ColumnOrder {
+    /// The name the description and the command line use: `source` or `spatial`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColumnOrder::Source => "source",
+            ColumnOrder::Spatial => "spatial",
+        }
+    }
+}
+
+impl std::str::FromStr for ColumnOrder {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "source" => Ok(ColumnOrder::Source),
+            "spatial" => Ok(ColumnOrder::Spatial),
+            _ => Err(format!("unknown column order {s:?}: give source or spatial")),
+        }
+    }
+}
+
+/// Which point each texture column holds, and the column of each point: a
+/// permutation of `0..points`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Columns {
+    /// Column → point.
+    points: Vec<u32>,
+    /// Point → column.
+    columns: Vec<u32>,
+}
+
+impl Columns {
+    /// The columns of `order` for points at `rest_positions` (one per point).
+    /// Deterministic: the same positions give the same columns.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use vat_model::{ColumnOrder, Columns};
+    /// let rest = [Vec3::new(1.0, 1.0, 1.0), Vec3::ZERO, Vec3::new(1.0, 0.0, 0.0)];
+    /// let columns = Columns::new(ColumnOrder::Spatial, &rest);
+    /// assert_eq!((0..3).map(|c| columns.point(c)).collect::<Vec<_>>(), [1, 2, 0]);
+    /// assert_eq!(columns.column(0), 2);
+    /// assert_eq!(Columns::new(ColumnOrder::Source, &rest).point(0), 0);
+    /// ```
+    pub fn new(order: ColumnOrder, rest_positions: &[Vec3]) -> Self {
+        let mut points: Vec<u32> = (0..rest_positions.len() as u32).collect();
+        if order == ColumnOrder::Spatial {
+            let (lo, hi) = rest_positions
+                .iter()
+                .filter(|p| p.is_finite())
+                .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+            let size = (hi - lo).max(Vec3::splat(f32::MIN_POSITIVE));
+            let codes: Vec<u32> = rest_positions
+                .iter()
+                .map(|&p| {
+                    // NaN and anything outside the box clamp into 0..=1023 (`as` saturates).
+                    let q = ((p - lo) / size * 1023.0).round();
+                    morton3(q.x as u32, q.y as u32, q.z as u32)
+                })
+                .collect();
+            points.sort_by_key(|&p| (codes[p as usize], p));
+        }
+        let mut columns = vec![0u32; points.len()];
+        for (column, &point) in points.iter().enumerate() {
+            columns[point as usize] = column as u32;
+        }
+        Columns { points, columns }
+    }
+
+    /// The columns of a permutation given as the point of each column; `None`
+    /// when `points` is not a permutation of `0..points.len()`.
+    pub fn from_points(points: Vec<u32>) -> Option<Self> {
+        let mut columns = vec![u32::MAX; points.len()];
+        for (column, &point) in points.iter().enumerate() {
+            let slot = columns.get_mut(point as usize)?;
+            if *slot != u32::MAX {
+                return None;
+            }
+            *slot = column as u32;
+        }
+        Some(Columns { points, columns })
+    }
+
+    /// Number of points (and columns).
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// True when there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// The point column `column` holds.
+    pub fn point(&self, column: usize) -> usize {
+        self.points[column] as usize
+    }
+
+    /// The column point `point` is in.
+    pub fn column(&self, point: usize) -> usize {
+        self.columns[point] as usize
+    }
+
+    /// The point of every column, in column order.
+    pub fn points(&self) -> &[u32] {
+        &self.points
+    }
+
+    /// True when column `i` holds point `i` for every `i`.
+    pub fn is_identity(&self) -> bool {
+        self.points.iter().enumerate().all(|(c, &p)| c == p as usize)
+    }
+}
+
+/// The Morton code of three 10-bit coordinates: their bits interleaved, x lowest.
+fn morton3(x: u32, y: u32, z: u32) -> u32 {
+    let spread = |v: u32| {
+        let mut v = v.min(1023);
+        v = (v | (v << 16)) & 0x0300_00ff;
+        v = (v | (v << 8)) & 0x0300_f00f;
+        v = (v | (v << 4)) & 0x030c_30c3;
+        (v | (v << 2)) & 0x0924_9249
+    };
+    spread(x) | (spread(y) << 1) | (spread(z) << 2)
+}
+
+#[cfg(test)]
+mod column_tests {
+    use super::*;
+
+    #[test]
+    fn morton_interleaves_bits_x_lowest() {
+        assert_eq!(morton3(1, 0, 0), 1);
+        assert_eq!(morton3(0, 1, 0), 2);
+        assert_eq!(morton3(0, 0, 1), 4);
+        assert_eq!(morton3(2, 0, 0), 8);
+        assert_eq!(morton3(1023, 1023, 1023), (1 << 30) - 1);
+        assert_eq!(morton3(5000, 0, 0), morton3(1023, 0, 0));
+    }
+
+    #[test]
+    fn spatial_columns_are_a_permutation_with_ties_in_source_order() {
+        let rest = [Vec3::X, Vec3::ZERO, Vec3::X, Vec3::new(f32::NAN, 0.0, 0.0)];
+        let columns = Columns::new(ColumnOrder::Spatial, &rest);
+        // NaN clamps to code 0, tying with point 1; point 0 and 2 tie at x = 1.
+        assert_eq!(columns.points(), [1, 3, 0, 2]);
+        assert_eq!((0..4).map(|p| columns.column(p)).collect::<Vec<_>>(), [2, 0, 3, 1]);
+        assert!(Columns::new(ColumnOrder::Source, &rest).is_identity());
+        assert_eq!(Columns::from_points(vec![1, 3, 0, 2]), Some(columns));
+        assert_eq!(Columns::from_points(vec![1, 1, 0]), None);
+        assert_eq!(Columns::from_points(vec![0, 3]), None);
+    }
+}

@@ -21,6 +21,8 @@ pub struct Rig<'m> {
     counts: Vec<u8>,
     joints: Vec<[u16; MAX_INFLUENCES]>,
     weights: Vec<[f32; MAX_INFLUENCES]>,
+    /// The part of each point; `u32::MAX` for points of no part.
+    part_of: Vec<u32>,
 }
 
 /// The transforms of one pose, as the per-point loop needs them.
@@ -46,6 +48,12 @@ impl<'m> Rig<'m> {
         let mut counts = vec![0u8; point_count];
         let mut joints = vec![[0u16; MAX_INFLUENCES]; point_count];
         let mut weights = vec![[0f32; MAX_INFLUENCES]; point_count];
+        let mut part_of = vec![u32::MAX; point_count];
+        for (index, part) in model.parts.iter().enumerate() {
+            for i in part.points().filter(|&i| i < point_count) {
+                part_of[i] = index as u32;
+            }
+        }
         for part in &model.parts {
             let Some(skin) = part.skin.and_then(|skin| model.skins.get(skin)) else { continue };
             for i in part.points() {
@@ -65,7 +73,7 @@ impl<'m> Rig<'m> {
                 }
             }
         }
-        Rig { model, counts, joints, weights }
+        Rig { model, counts, joints, weights, part_of }
     }
 
     /// The model the rig was prepared from.
@@ -148,6 +156,62 @@ impl<'m> Rig<'m> {
         self.run::<true>(pose, points, positions, normals);
     }
 
+    /// [`Rig::evaluate`] of the points listed in `points`, in that order:
+    /// `positions[k]` and `normals[k]` are point `points[k]`'s, bit for bit what
+    /// [`Rig::evaluate`] gives it. Points of no part are left untouched.
+    ///
+    /// # Panics
+    /// If `positions` or `normals` is not `points.len()` long, or a point is past
+    /// the model's points.
+    pub fn evaluate_points(&self, pose: &RowPose, points: &[u32], positions: &mut [Vec3A], normals: &mut [Vec3A]) {
+        assert_eq!(
+            (positions.len(), normals.len()),
+            (points.len(), points.len()),
+            "positions and normals slice lengths"
+        );
+        let parts: Vec<PartPose> = (0..self.model.parts.len()).map(|p| self.part_pose(pose, p)).collect();
+        for (k, &i) in points.iter().enumerate() {
+            let i = i as usize;
+            let Some(part) = self.part_of.get(i).and_then(|&p| parts.get(p as usize)) else {
+                assert!(i < self.model.points.len(), "point {i} past the model's points");
+                continue;
+            };
+            (positions[k], normals[k]) = self.point::<true>(part, i);
+        }
+    }
+
+    /// What the per-point loop needs of one part in one pose.
+    fn part_pose<'p>(&'p self, pose: &'p RowPose, part_index: usize) -> PartPose<'p> {
+        let part = &self.model.parts[part_index];
+        let morph_weights = pose.morph_weights.get(part.node).map_or(&[][..], Vec::as_slice);
+        let (node_matrix, node_normal) = &pose.part_transforms[part_index];
+        PartPose {
+            first_point: part.first_point,
+            morphs: active_morphs(part, morph_weights),
+            node_matrix,
+            node_normal,
+            joint_matrices: part.skin.and_then(|skin| pose.joint_matrices.get(skin)).map_or(&[][..], Vec::as_slice),
+        }
+    }
+
+    /// Position and (with `NORMALS`, else zero) normal direction of point `i` of `part`.
+    #[inline(always)]
+    fn point<const NORMALS: bool>(&self, part: &PartPose, i: usize) -> (Vec3A, Vec3A) {
+        let source = &self.model.points;
+        let mut position = Vec3A::from(source.positions[i]);
+        let mut normal = if NORMALS { Vec3A::from(source.normals[i]) } else { Vec3A::ZERO };
+        if !part.morphs.is_empty() {
+            morph(&mut position, &mut normal, i - part.first_point, &part.morphs, NORMALS);
+        }
+        let count = usize::from(self.counts[i]);
+        if count == 0 {
+            (part.node_matrix.transform_point3a(position), if NORMALS { *part.node_normal * normal } else { normal })
+        } else {
+            let matrix = blend(part.joint_matrices, &self.joints[i], &self.weights[i], count);
+            (matrix.transform_point3a(position), if NORMALS { normal_matrix(&matrix) * normal } else { normal })
+        }
+    }
+
     fn run<const NORMALS: bool>(
         &self,
         pose: &RowPose,
@@ -157,41 +221,32 @@ impl<'m> Rig<'m> {
     ) {
         assert_eq!(positions.len(), points.len(), "positions slice length");
         assert!(points.end <= self.model.points.len(), "points {points:?} past the model's points");
-        let source = &self.model.points;
         for (part_index, part) in self.model.parts.iter().enumerate() {
             let range = part.points();
             let (lo, hi) = (range.start.max(points.start), range.end.min(points.end));
             if lo >= hi {
                 continue;
             }
-            let morph_weights = pose.morph_weights.get(part.node).map_or(&[][..], Vec::as_slice);
-            let morphs = active_morphs(part, morph_weights);
-            let (node_matrix, node_normal) = &pose.part_transforms[part_index];
-            let joint_matrices =
-                part.skin.and_then(|skin| pose.joint_matrices.get(skin)).map_or(&[][..], Vec::as_slice);
+            let part = self.part_pose(pose, part_index);
             for i in lo..hi {
                 let out = i - points.start;
-                let mut position = Vec3A::from(source.positions[i]);
-                let mut normal = if NORMALS { Vec3A::from(source.normals[i]) } else { Vec3A::ZERO };
-                if !morphs.is_empty() {
-                    morph(&mut position, &mut normal, i - part.first_point, &morphs, NORMALS);
-                }
-                let count = usize::from(self.counts[i]);
-                if count == 0 {
-                    positions[out] = node_matrix.transform_point3a(position);
-                    if NORMALS {
-                        normals[out] = *node_normal * normal;
-                    }
-                } else {
-                    let matrix = blend(joint_matrices, &self.joints[i], &self.weights[i], count);
-                    positions[out] = matrix.transform_point3a(position);
-                    if NORMALS {
-                        normals[out] = normal_matrix(&matrix) * normal;
-                    }
+                let (position, normal) = self.point::<NORMALS>(&part, i);
+                positions[out] = position;
+                if NORMALS {
+                    normals[out] = normal;
                 }
             }
         }
     }
+}
+
+/// One part's share of a pose.
+struct PartPose<'p> {
+    first_point: usize,
+    morphs: Vec<ActiveMorph<'p>>,
+    node_matrix: &'p Mat4,
+    node_normal: &'p Mat3A,
+    joint_matrices: &'p [Mat4],
 }
 
 /// The weighted sum of a point's joint matrices, in influence order.

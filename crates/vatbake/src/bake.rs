@@ -9,7 +9,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 use serde::Serialize;
 use vat_bounds::Bounds;
-use vat_model::{Clip, ClipRows, Finding, Layout, Model};
+use vat_model::{Clip, ClipRows, Columns, Finding, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Texture};
@@ -225,7 +225,18 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
     drop(posed.poses);
     let encoded = clock.stage("encode", || {
-        encode(&source, model, &posed.rest, posed.entries, &layout, &bounds, &texture, decimation.clone(), settings)
+        encode(
+            &source,
+            model,
+            &posed.rest,
+            &posed.columns,
+            posed.entries,
+            &layout,
+            &bounds,
+            &texture,
+            decimation.clone(),
+            settings,
+        )
     })?;
     let files = clock.stage("write", || write(staged, &encoded, settings))?;
     let mut timings = clock.timings;
@@ -265,6 +276,8 @@ pub(crate) struct Fresh<'m> {
     pub entries: Vec<ClipEntry>,
     /// The texture layout the bake makes.
     pub layout: Layout,
+    /// Which point each column holds, as the bake orders them.
+    pub columns: Columns,
     /// SHA-256 of the source file, lowercase hex.
     pub source_sha256: String,
 }
@@ -292,6 +305,7 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
         poses: posed.poses,
         entries: posed.entries,
         layout,
+        columns: posed.columns,
         source_sha256: source.sha256.clone(),
     })
 }
@@ -393,6 +407,8 @@ fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Re
 /// The evaluated model: its rig, rest pose, every row's pose and the clip entries.
 struct Posed<'m> {
     rig: Rig<'m>,
+    /// Which point each texture column holds.
+    columns: Columns,
     rest: (Vec<Vec3>, Vec<Vec3>),
     size_ratio: f32,
     poses: Vec<RowPose>,
@@ -411,6 +427,7 @@ fn evaluate<'m>(
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
     rig.evaluate_normalized(&rig.pose(None, 0.0), &mut rest_positions, &mut rest_normals);
+    let columns = Columns::new(settings.column_order, &rest_positions);
     let size_ratio = vat_skin::skeleton_size_ratio(model, &rest_positions);
     size_guard(size_ratio, &rest_positions, settings.size_guard, &settings.input)?;
     let poses = texels::row_poses(&rig, clips, clip_rows);
@@ -430,7 +447,7 @@ fn evaluate<'m>(
         });
         row += rows.rows;
     }
-    Ok(Posed { rig, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
+    Ok(Posed { rig, columns, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
 }
 
 /// Bounds over every row of every clip; a clip loops when its last row is back where its first was.
@@ -600,6 +617,7 @@ fn pack(
                 zstd_level: settings.zstd_level,
                 writer: GENERATOR.to_string(),
                 workers: zstd_workers(),
+                long_window: settings.zstd_long,
             };
             let (width, height) = (layout.width as u32, layout.height as u32);
             let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
@@ -616,16 +634,17 @@ fn pack(
                     let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
                     let (mut done, row_len) = (0, layout.width * 4);
                     watch.rows(0, layout.height);
-                    evaluating = texels::stream_texels(&posed.rig, &posed.poses, layout, bounds, |rows| {
-                        timed(&mut || writer.write_rows(rows))?;
-                        done += rows.len() / row_len;
-                        watch.rows(done, layout.height);
-                        if watch.cancelled() {
-                            let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
-                            return Err(vat_ktx2::Ktx2Error::Io(stop));
-                        }
-                        Ok::<(), vat_ktx2::Ktx2Error>(())
-                    })?;
+                    evaluating =
+                        texels::stream_texels(&posed.rig, &posed.poses, layout, &posed.columns, bounds, |rows| {
+                            timed(&mut || writer.write_rows(rows))?;
+                            done += rows.len() / row_len;
+                            watch.rows(done, layout.height);
+                            if watch.cancelled() {
+                                let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
+                                return Err(vat_ktx2::Ktx2Error::Io(stop));
+                            }
+                            Ok::<(), vat_ktx2::Ktx2Error>(())
+                        })?;
                     let mut writer = Some(writer);
                     timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
                     Ok(())
@@ -649,7 +668,7 @@ fn pack(
                 .advice("ship the KTX2 unless a tool can read nothing else"),
             );
             let at = Instant::now();
-            let texels = texels::texels(&posed.rig, &posed.poses, layout, bounds);
+            let texels = texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, bounds);
             let evaluated = ms(at);
             let at = Instant::now();
             let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
@@ -677,6 +696,7 @@ fn encode(
     source: &Source,
     model: &Model,
     rest: &(Vec<Vec3>, Vec<Vec3>),
+    columns: &Columns,
     entries: Vec<ClipEntry>,
     layout: &Layout,
     bounds: &Bounds,
@@ -693,6 +713,7 @@ fn encode(
         positions: rest_positions,
         normals: rest_normals,
         layout,
+        columns,
         bounds_min: bounds.min().min(rest_bounds.min()),
         bounds_max: bounds.max().max(rest_bounds.max()),
     })
@@ -719,6 +740,7 @@ fn encode(
             width: layout.width as u32,
             height: layout.height as u32,
             bands: layout.bands as u32,
+            column_order: settings.column_order.as_str().into(),
             bytes: texture.bytes,
             sha256: Some(texture.sha256.clone()),
         },

@@ -139,6 +139,10 @@ pub struct BakeArgs {
     /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes).
     #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL", allow_negative_numbers = true)]
     pub zstd_level: i32,
+    /// The smallest texture, for release builds: Zstandard level 19 with long-distance matching over a
+    /// 128 MiB window (slower to bake; any KTX2 reader still decodes it).
+    #[arg(long, conflicts_with = "zstd_level")]
+    pub smallest: bool,
     /// Texture file format: ktx2, or png, a 16-bit fallback for tools that cannot read KTX2.
     #[arg(long, default_value = "ktx2", value_name = "ktx2|png")]
     pub texture_format: TextureFormat,
@@ -165,6 +169,10 @@ pub struct BakeArgs {
     /// Keep every source animation its own clip, even one take split into one animation per node.
     #[arg(long)]
     pub no_merge_clips: bool,
+    /// Which point each texture column holds: spatial (the points sorted along a Z-order curve through
+    /// their rest positions: a smaller texture) or source (column i is vertex i). TEXCOORD_1 follows either way.
+    #[arg(long, default_value = "spatial", value_name = "spatial|source")]
+    pub column_order: vat_model::ColumnOrder,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -185,7 +193,8 @@ impl BakeArgs {
             points: self.points,
             clips: self.clips,
             name: self.name,
-            zstd_level: Some(self.zstd_level),
+            zstd_level: (!self.smallest).then_some(self.zstd_level),
+            smallest: self.smallest,
             texture_format: Some(self.texture_format),
             scene: self.scene,
             no_size_guard: self.no_size_guard,
@@ -195,6 +204,7 @@ impl BakeArgs {
             merge_clips: self.merge_clips,
             no_merge_clips: self.no_merge_clips,
             durable: self.durable,
+            column_order: Some(self.column_order),
         };
         options.settings(self.input, self.out_dir)
     }

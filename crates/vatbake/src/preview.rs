@@ -139,7 +139,7 @@ impl Drawable {
 
     fn frame(&self, shipped: &Shipped, row: usize, scratch: &mut (Vec<Vec3>, Vec<Vec3>)) -> VertexFrame {
         let (positions, normals) = scratch;
-        shipped.decode_row(row, positions, normals);
+        shipped.decode_columns(row, positions, normals);
         // Vertices that no triangle uses (the rest mesh's two bounds corners) may read
         // any column; they are never drawn, so a column past the end reads point 0.
         let at = |c: usize| if c < positions.len() { c } else { 0 };

@@ -5,7 +5,7 @@
 use glam::{Vec2, Vec3};
 use serde_json::json;
 use vat_gltf::write::{GlbBuffer, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, UNSIGNED_INT, UNSIGNED_SHORT};
-use vat_model::{Layout, Model};
+use vat_model::{Columns, Layout, Model};
 
 /// Everything the GLB holds, as plain data.
 pub struct RestMesh<'a> {
@@ -16,6 +16,8 @@ pub struct RestMesh<'a> {
     pub positions: &'a [Vec3],
     pub normals: &'a [Vec3],
     pub layout: &'a Layout,
+    /// The column of each point.
+    pub columns: &'a Columns,
     /// Corners of the box around the animation bounds and the rest pose; written as
     /// two extra, unreferenced vertices
     /// so POSITION min/max (and any engine's bounding volume) cover every frame.
@@ -50,7 +52,11 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
     );
     let corner_uv = mesh.layout.column_uv(0);
     let uv1 = attribute(
-        (0..points).map(|p| mesh.layout.column_uv(p)).chain([corner_uv, corner_uv]).flatten().collect(),
+        (0..points)
+            .map(|p| mesh.layout.column_uv(mesh.columns.column(p)))
+            .chain([corner_uv, corner_uv])
+            .flatten()
+            .collect(),
         "VEC2",
         2,
         false,

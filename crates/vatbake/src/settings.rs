@@ -98,6 +98,8 @@ pub struct BakeSettings {
     pub clips: Option<Vec<String>>,
     /// Zstandard level of the texture's supercompression.
     pub zstd_level: i32,
+    /// Zstandard's long-distance matching with a 128 MiB window (`--smallest`).
+    pub zstd_long: bool,
     /// The texture's file format.
     pub texture_format: TextureFormat,
     /// Index of the scene to bake; `None`: the file's default scene.
@@ -115,6 +117,8 @@ pub struct BakeSettings {
     pub merge_clips: vat_gltf::MergeClips,
     /// Sync the files and the folder to the disk around the renames (`--durable`).
     pub durable: bool,
+    /// Which point each texture column holds.
+    pub column_order: vat_model::ColumnOrder,
 }
 
 impl BakeSettings {
@@ -142,10 +146,12 @@ impl BakeSettings {
             points: self.points.to_string(),
             clips: self.clips.clone(),
             zstd_level: self.zstd_level,
+            zstd_long: self.zstd_long,
             scene: self.scene.map(|s| s as u32),
             max_influences: self.max_influences.map(|n| n as u32),
             aliases_sha256: self.aliases.sha256.clone(),
             merge_clips: self.merge_clips.as_str().to_string(),
+            column_order: self.column_order.as_str().to_string(),
         }
     }
 }
@@ -156,6 +162,9 @@ pub const DEFAULT_FPS: f32 = 30.0;
 pub const DEFAULT_MAX_WIDTH: u32 = 16_384;
 /// Zstandard level when none is given: chosen by measurement (docs/PERFORMANCE.md).
 pub const DEFAULT_ZSTD_LEVEL: i32 = vat_ktx2::DEFAULT_ZSTD_LEVEL;
+/// Zstandard level of `--smallest` (with the long window): chosen by measurement
+/// (docs/PERFORMANCE.md, "Texture size").
+pub const SMALLEST_ZSTD_LEVEL: i32 = 19;
 
 /// A bake's settings as a caller gives them: every one optional (the defaults are
 /// `vatbake bake`'s), named like the bake's flags (`max_frames` is `--max-frames`), so a
@@ -185,6 +194,9 @@ pub struct BakeOptions {
     pub name: Option<String>,
     /// Zstandard level (default 3).
     pub zstd_level: Option<i32>,
+    /// The smallest texture, for release builds: Zstandard level 19 with a long window.
+    #[serde(default)]
+    pub smallest: bool,
     /// Texture container (default KTX2).
     pub texture_format: Option<TextureFormat>,
     /// Scene to bake (default: the file's default scene).
@@ -208,6 +220,14 @@ pub struct BakeOptions {
     /// Sync the files and the folder to the disk around the renames (`--durable`).
     #[serde(default)]
     pub durable: bool,
+    /// Which point each texture column holds: spatial (default) or source.
+    #[serde(default, deserialize_with = "column_order")]
+    pub column_order: Option<vat_model::ColumnOrder>,
+}
+
+/// A column order from its name (`"spatial"`, `"source"`).
+fn column_order<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<vat_model::ColumnOrder>, D::Error> {
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A point budget from a number or a string (`4000`, `"4000"`, `"all"`).
@@ -260,7 +280,13 @@ impl BakeOptions {
                 vat_model::MAX_INFLUENCES
             )));
         }
-        let zstd_level = self.zstd_level.unwrap_or(DEFAULT_ZSTD_LEVEL);
+        if self.smallest && self.zstd_level.is_some() {
+            return Err(Error::usage(
+                "--smallest and --zstd-level: --smallest sets the level (19); give one or the other",
+            ));
+        }
+        let zstd_level =
+            self.zstd_level.unwrap_or(if self.smallest { SMALLEST_ZSTD_LEVEL } else { DEFAULT_ZSTD_LEVEL });
         if !(-7..=22).contains(&zstd_level) {
             return Err(Error::usage(format!(
                 "--zstd-level {zstd_level}: Zstandard levels run from 1 to 22, and -1 to -7 for its fastest modes"
@@ -287,6 +313,7 @@ impl BakeOptions {
             points_given: self.points.is_some(),
             clips: self.clips,
             zstd_level,
+            zstd_long: self.smallest,
             texture_format: self.texture_format.unwrap_or(TextureFormat::Ktx2),
             scene: self.scene,
             size_guard: !self.no_size_guard,
@@ -299,6 +326,7 @@ impl BakeOptions {
                 _ => vat_gltf::MergeClips::Auto,
             },
             durable: self.durable,
+            column_order: self.column_order.unwrap_or_default(),
         })
     }
 }

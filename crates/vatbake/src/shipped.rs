@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 use vat_bounds::Bounds;
-use vat_model::Layout;
+use vat_model::{Columns, Layout};
 
 use crate::description::check_file_name;
 use crate::description::{self, Description};
@@ -199,6 +199,9 @@ pub struct Shipped {
     pub bounds: Bounds,
     /// The decoded texels.
     pub image: vat_ktx2::Rgba16Image,
+    /// Which point (rest-mesh vertex) each column holds: from the rest mesh's
+    /// TEXCOORD_1 when the description's `texture.column_order` is not "source".
+    pub columns: Columns,
 }
 
 impl Shipped {
@@ -214,7 +217,13 @@ impl Shipped {
     pub fn from_files(files: ShippedFiles) -> Result<Self, String> {
         let layout = layout_of(&files.description).map_err(|e| format!("{}: {e}", files.path.display()))?;
         let image = files.decode_texture()?;
+        let columns = match files.description.texture.column_order.as_str() {
+            "source" => Columns::from_points((0..layout.points as u32).collect()).expect("a permutation"),
+            _ => columns_of(&read_rest_mesh(&files.mesh).map_err(|e| e.message)?, layout.points)
+                .map_err(|e| format!("{}: {e}", files.mesh.display()))?,
+        };
         Ok(Shipped {
+            columns,
             description: files.description.clone(),
             bounds: bounds_of(&files.description),
             files,
@@ -233,9 +242,9 @@ impl Shipped {
         self.layout.points
     }
 
-    /// The RGBA16 texel of `point` on global row `row`.
+    /// The RGBA16 texel of `point` (rest-mesh vertex) on global row `row`, from its column.
     pub fn texel(&self, point: usize, row: usize) -> [u16; 4] {
-        let (x, y) = self.layout.texel(point, row);
+        let (x, y) = self.layout.texel(self.columns.column(point), row);
         let at = (y * self.layout.width + x) * 4;
         let t = &self.image.texels[at..at + 4];
         [t[0], t[1], t[2], t[3]]
@@ -253,6 +262,23 @@ impl Shipped {
             let [r, g, b, a] = self.texel(point, row);
             *p = vat_bounds::decode_position([r, g, b], &self.bounds);
             *n = vat_bounds::decode_normal(a);
+        }
+    }
+
+    /// Decodes global row `row` column by column, as a shader that samples by
+    /// TEXCOORD_1 reads it: `positions[c]` is column `c`'s.
+    ///
+    /// # Panics
+    /// If `row` is past the last row or a slice is not one per column.
+    pub fn decode_columns(&self, row: usize, positions: &mut [Vec3], normals: &mut [Vec3]) {
+        assert!(row < self.layout.rows, "row {row} of {}", self.layout.rows);
+        assert_eq!(positions.len(), self.layout.points);
+        assert_eq!(normals.len(), self.layout.points);
+        for (column, (p, n)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
+            let (x, y) = self.layout.texel(column, row);
+            let t = &self.image.texels[(y * self.layout.width + x) * 4..][..4];
+            *p = vat_bounds::decode_position([t[0], t[1], t[2]], &self.bounds);
+            *n = vat_bounds::decode_normal(t[3]);
         }
     }
 
@@ -460,4 +486,30 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         primitives: primitives.len(),
         materials: doc["materials"].as_array().map_or(0, Vec::len),
     })
+}
+
+/// The columns the rest mesh's first `points` vertices read, as a [`Columns`]:
+/// an error when they are not each point in a column of its own.
+pub fn columns_of(mesh: &RestMesh, points: usize) -> Result<Columns, String> {
+    if mesh.columns.len() < points {
+        return Err(format!("{} vertices for {points} points", mesh.columns.len()));
+    }
+    let mut by_column = vec![u32::MAX; points];
+    for (vertex, &column) in mesh.columns[..points].iter().enumerate() {
+        match by_column.get_mut(column as usize) {
+            Some(slot) if *slot == u32::MAX => *slot = vertex as u32,
+            Some(slot) => {
+                return Err(format!(
+                    "vertices {} and {vertex} both read texture column {column}: its TEXCOORD_1 is wrong",
+                    *slot
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "vertex {vertex} reads texture column {column}, past the {points} points: its TEXCOORD_1 is wrong"
+                ))
+            }
+        }
+    }
+    Columns::from_points(by_column).ok_or_else(|| "the vertices do not read one column each".to_string())
 }

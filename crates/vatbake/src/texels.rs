@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 use vat_bounds::{Bounds, Quantizer};
-use vat_model::{Clip, ClipRows, Layout};
+use vat_model::{Clip, ClipRows, Columns, Layout};
 use vat_skin::{Rig, RowPose};
 
 /// The pose of every global row: the clips stacked in order, each clip's rows at
@@ -76,10 +76,11 @@ struct Extent {
 }
 
 /// RGBA16 texels of every image row: RGB the position against `bounds`, A the
-/// normal. Texels past the last point of the last band are zero.
-pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, bounds: &Bounds) -> Vec<u16> {
+/// normal, each column the point `columns` puts there. Texels past the last
+/// column of the last band are zero.
+pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, bounds: &Bounds) -> Vec<u16> {
     let mut texels = vec![0u16; layout.texels() * 4];
-    fill_rows(rig, poses, layout, &Quantizer::new(bounds), 0, &mut texels);
+    fill_rows(rig, poses, layout, columns, &Quantizer::new(bounds), 0, &mut texels);
     texels
 }
 
@@ -101,16 +102,18 @@ pub fn stream_texels<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
+    columns: &Columns,
     bounds: &Bounds,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
-    stream_chunks(rig, poses, layout, bounds, CHUNK_BYTES, sink)
+    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, sink)
 }
 
 fn stream_chunks<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
+    columns: &Columns,
     bounds: &Bounds,
     chunk_bytes: usize,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
@@ -124,7 +127,7 @@ fn stream_chunks<E: Send>(
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
             let at = Instant::now();
-            fill_rows(rig, poses, layout, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, &quantizer, first_row, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
@@ -154,7 +157,7 @@ fn stream_chunks<E: Send>(
                 }
             };
             let at = Instant::now();
-            fill_rows(rig, poses, layout, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, &quantizer, first_row, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
@@ -166,24 +169,32 @@ fn stream_chunks<E: Send>(
 }
 
 /// Evaluates and encodes the image rows from `first_row` on into `texels` (whole
-/// rows), in parallel by row. Texels past a band's last point are set to zero.
+/// rows), in parallel by row. Texels past a band's last column are set to zero.
 fn fill_rows(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
+    columns: &Columns,
     quantizer: &Quantizer,
     first_row: usize,
     texels: &mut [u16],
 ) {
     assert_eq!(poses.len(), layout.rows, "one pose per row");
+    assert_eq!(columns.len(), layout.points, "one column per point");
+    let in_order = columns.is_identity();
     texels.par_chunks_mut(layout.width * 4).enumerate().for_each_init(
         || (vec![Vec3A::ZERO; layout.width], vec![Vec3A::ZERO; layout.width]),
         |(positions, normals), (k, line)| {
             let y = first_row + k;
-            let points = layout.band_points(y / layout.rows);
-            let count = points.len();
+            let band = layout.band_points(y / layout.rows);
+            let count = band.len();
             let (positions, normals) = (&mut positions[..count], &mut normals[..count]);
-            rig.evaluate(&poses[y % layout.rows], points, positions, normals);
+            let pose = &poses[y % layout.rows];
+            if in_order {
+                rig.evaluate(pose, band, positions, normals);
+            } else {
+                rig.evaluate_points(pose, &columns.points()[band], positions, normals);
+            }
             let (used, padding) = line.split_at_mut(count * 4);
             vat_bounds::encode_texels(quantizer, positions, normals, used);
             padding.fill(0);
@@ -203,7 +214,7 @@ pub fn positions(rig: &Rig, pose: &RowPose) -> Vec<Vec3> {
 mod tests {
     use super::*;
     use glam::{Vec2, Vec3};
-    use vat_model::{Channel, Clip, Interpolation, Local, Model, Node, Part, Points, Property, Trs};
+    use vat_model::{Channel, Clip, ColumnOrder, Interpolation, Local, Model, Node, Part, Points, Property, Trs};
 
     /// 10 points on a node that a clip slides 2 along x and turns about z.
     fn model() -> (Model, Clip) {
@@ -277,8 +288,27 @@ mod tests {
         // The same box as the float frames give.
         let frames = vat_skin::evaluate_clip(&model, Some(&clip), &rows[0].times());
         assert_eq!(bounds, Bounds::of_frames([&frames]));
-        let whole = texels(&rig, &poses, &layout, &bounds);
+        // Columns in an order that is neither the source's nor its reverse.
+        let columns = Columns::from_points(vec![3, 9, 0, 7, 1, 8, 2, 6, 4, 5]).unwrap();
+        let in_source_order =
+            texels(&rig, &poses, &layout, &Columns::new(ColumnOrder::Source, &[Vec3::ZERO; 10]), &bounds);
+        let whole = texels(&rig, &poses, &layout, &columns, &bounds);
         assert_eq!(whole.len(), 4 * 93 * 4);
+        // Each point's texels are the same values, in its own column.
+        let at = |texels: &[u16], column: usize, row: usize| {
+            let (x, y) = layout.texel(column, row);
+            texels[(y * 4 + x) * 4..(y * 4 + x) * 4 + 4].to_vec()
+        };
+        for point in 0..10 {
+            for row in 0..31 {
+                assert_eq!(
+                    at(&whole, columns.column(point), row),
+                    at(&in_source_order, point, row),
+                    "point {point} row {row}"
+                );
+            }
+        }
+        assert_ne!(whole, in_source_order);
         // The padding of the last band is zero, the rest is not.
         assert!(whole[(62 * 4 + 2) * 4..(63 * 4) * 4].iter().all(|&v| v == 0));
         assert!(whole[(62 * 4 + 1) * 4..(62 * 4 + 2) * 4].iter().any(|&v| v != 0));
@@ -286,7 +316,7 @@ mod tests {
             // 5 rows of 32 bytes a chunk: 19 chunks, the last of 3 rows, recycled buffers included.
             let streamed = in_pool(threads, || {
                 let mut streamed = Vec::new();
-                stream_chunks(&rig, &poses, &layout, &bounds, 5 * 32, |rows: &[u16]| {
+                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 5 * 32, |rows: &[u16]| {
                     assert_eq!(rows.len() % 16, 0, "whole rows");
                     streamed.extend_from_slice(rows);
                     Ok::<(), ()>(())
@@ -305,10 +335,11 @@ mod tests {
         let poses = row_poses(&rig, &[&clip], &[ClipRows::new(1.0, 30.0, None)]);
         let layout = Layout::new(10, 31, 4);
         let bounds = bounds(&rig, &poses).unwrap();
+        let columns = Columns::new(ColumnOrder::Spatial, &model.points.positions);
         for threads in [1, 2] {
             let mut calls = 0;
             let result = in_pool(threads, || {
-                stream_chunks(&rig, &poses, &layout, &bounds, 32, |_: &[u16]| {
+                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 32, |_: &[u16]| {
                     calls += 1;
                     if calls == 3 {
                         Err("disk full")

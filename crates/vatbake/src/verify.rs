@@ -181,13 +181,6 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
             None
         }
     };
-    let shipped = match (image, layout) {
-        (Some(image), Some(layout)) => {
-            Some(Shipped { description: d.clone(), bounds: shipped::bounds_of(d), layout, image, files: files.clone() })
-        }
-        _ => None,
-    };
-
     // The rest mesh: its hash, then each vertex's column.
     let rest = match shipped::read_rest_mesh(&files.mesh) {
         Err(e) => {
@@ -209,7 +202,18 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                 }
             }
             let points = d.points as usize;
-            let wrong = (0..points.min(mesh.columns.len())).find(|&i| mesh.columns[i] as usize != i);
+            let columns = shipped::columns_of(&mesh, points).and_then(|columns| {
+                if d.texture.column_order == "source" && !columns.is_identity() {
+                    let i = (0..points).find(|&i| columns.column(i) != i).unwrap_or(0);
+                    Err(format!(
+                        "vertex {i} reads texture column {}, not its own ({i}) as column_order \"source\" has it: \
+                         its TEXCOORD_1 is wrong",
+                        columns.column(i)
+                    ))
+                } else {
+                    Ok(columns)
+                }
+            });
             if mesh.positions.len() != points + 2 {
                 note(
                     "rest-mesh",
@@ -222,20 +226,30 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                     ),
                 );
                 None
-            } else if let Some(i) = wrong {
-                note(
-                    "rest-mesh",
-                    format!(
-                        "{}: vertex {i} reads texture column {}, not its own ({i}): its TEXCOORD_1 is wrong",
-                        files.mesh.display(),
-                        mesh.columns[i]
-                    ),
-                );
-                None
             } else {
-                Some(mesh)
+                match columns {
+                    Err(why) => {
+                        note("rest-mesh", format!("{}: {why}", files.mesh.display()));
+                        None
+                    }
+                    Ok(columns) => Some((mesh, columns)),
+                }
             }
         }
+    };
+
+    // The texture is read through the rest mesh's columns: without them, nothing is compared.
+    let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
+    let shipped = match (image, layout, columns) {
+        (Some(image), Some(layout), Some(columns)) => Some(Shipped {
+            description: d.clone(),
+            bounds: shipped::bounds_of(d),
+            layout,
+            image,
+            columns,
+            files: files.clone(),
+        }),
+        _ => None,
     };
 
     let bake_settings = recorded_settings(&files, source.clone())?;
@@ -305,6 +319,10 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
         max_influences: s.max_influences.map(|n| n as usize),
         merge_clips: s.merge_clips == "always",
         no_merge_clips: s.merge_clips != "always" && s.merge_clips != "auto",
+        smallest: false,
+        column_order: Some(
+            s.column_order.parse().map_err(|e: String| recorded(Error::usage(format!("column_order: {e}"))))?,
+        ),
         ..Default::default()
     };
     let mut settings = options.settings(source, PathBuf::new()).map_err(recorded)?;
@@ -392,6 +410,20 @@ fn compare(
         elapsed_ms: 0.0,
     };
     let Some(shipped) = shipped.filter(|_| layout.points == d.points as usize) else { return report };
+    if shipped.columns != fresh.columns {
+        let i = (0..layout.points).find(|&i| shipped.columns.column(i) != fresh.columns.column(i)).unwrap_or(0);
+        note(
+            "rest-mesh",
+            format!(
+                "{}: vertex {i} reads texture column {}, where the bake's column order ({}) puts it in column {}",
+                files.mesh.display(),
+                shipped.columns.column(i),
+                d.texture.column_order,
+                fresh.columns.column(i)
+            ),
+        );
+        return report;
+    }
 
     // Every clip's rows, decoded where the description says, fresh where the bake puts them.
     let pairs: Vec<(usize, Vec<(usize, usize)>)> = d

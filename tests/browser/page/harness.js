@@ -202,7 +202,7 @@ function decodeCheck({ simulate = null } = {}) {
   const rest = vat.mesh.geometry;
   const geometry = new THREE.InstancedBufferGeometry();
   geometry.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(points * 3), 3));
-  // TEXCOORD_1 of the rest GLB's first `points` vertices: vertex i is point i.
+  // TEXCOORD_1 of the rest GLB's first `points` vertices: vertex i is point i, read from its own column.
   const uv1 = new Float32Array(points * 2);
   for (let i = 0; i < points; i++) uv1.set([rest.attributes.uv1.getX(i), rest.attributes.uv1.getY(i)], i * 2);
   geometry.setAttribute('uv1', new THREE.Float32BufferAttribute(uv1, 2));
@@ -274,7 +274,8 @@ function decodeCheck({ simulate = null } = {}) {
   let missing = 0;
   for (let r = 0; r < rows; r++) {
     for (let i = 0; i < points; i++) {
-      const o = (((Math.floor(i / texWidth) * rows + r) * texWidth) + (i % texWidth)) * 4;
+      // Vertex i's texel, where its TEXCOORD_1 points (the columns follow the description's column_order).
+      const o = ((Math.round(uv1[i * 2 + 1] * d.texture.height) + r) * texWidth + Math.floor(uv1[i * 2] * texWidth)) * 4;
       const p = [(texels[o] / 65535) * 2 - 1, (texels[o + 1] / 65535) * 2 - 1, (texels[o + 2] / 65535) * 2 - 1];
       p[0] = p[0] * hx + cx;
       p[1] = p[1] * hy + cy;

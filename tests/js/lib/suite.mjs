@@ -10,7 +10,7 @@ import * as THREE from 'three';
 import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
 import validator from 'gltf-validator';
 import { bake, FIXTURES } from './bake.mjs';
-import { readDescription, readTexture, makeDecoder } from './vat.mjs';
+import { readDescription, readTexture, makeDecoder, restColumns } from './vat.mjs';
 import { loadWithThree, pointRanges, captureRest, poser, worldPoints } from './three-source.mjs';
 import { readGlb, readAccessor } from './glb.mjs';
 
@@ -140,28 +140,39 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
       assert.equal(numErrors, 0, `validator errors:\n${errors.map((m) => `${m.code} ${m.pointer ?? ''}: ${m.message}`).join('\n')}`);
     });
 
-    test('rest GLB TEXCOORD_1.u is the texel column centre', opts, (t) => {
+    test('rest GLB TEXCOORD_1 addresses a column centre of its own per point', opts, (t) => {
       const { desc, restPath } = baked();
       const rest = readRestGlb(restPath);
       assert.ok(rest.uv1.length >= desc.points, `rest GLB has ${rest.uv1.length} vertices for ${desc.points} points`);
-      const width = desc.texture.width;
+      const { width, height, bands } = desc.texture;
       let worst = 0;
       let worstAt = -1;
       const vs = new Set();
+      const columns = restColumns(desc, rest.uv1);
+      // The columns are a permutation of the points; in source order, column i is point i.
+      assert.equal(new Set(columns).size, desc.points, 'every point has a column of its own');
+      assert.ok(columns.every((c) => c < desc.points), 'every column holds a point');
+      const order = desc.texture.column_order ?? 'source';
+      assert.ok(['source', 'spatial'].includes(order), `column_order ${order}`);
+      if (order === 'source') assert.ok(columns.every((c, i) => c === i), 'column_order "source": column i is point i');
+      else assert.ok(columns.some((c, i) => c !== i) || desc.points < 3, 'column_order "spatial" reorders the columns');
       for (let i = 0; i < desc.points; i++) {
-        const err = Math.abs(rest.uv1[i][0] - (i % width + 0.5) / width);
+        const err = Math.abs(rest.uv1[i][0] - (columns[i] % width + 0.5) / width);
         if (err > worst) [worst, worstAt] = [err, i];
         vs.add(rest.uv1[i][1]);
+        const band = Math.floor(columns[i] / width);
+        assert.ok(Math.abs(rest.uv1[i][1] - (band * desc.rows) / height) <= 1e-6, `point ${i}: v = ${rest.uv1[i][1]} is not band ${band}'s top`);
       }
+      assert.ok(vs.size <= bands, `${vs.size} v values for ${bands} bands`);
       t.diagnostic(`${label}: rest GLB ${rest.uv1.length} vertices (${rest.uv1.length - desc.points} beyond the points); TEXCOORD_1 max |u - (col+0.5)/width| = ${fmt(worst)}; v values: ${[...vs].slice(0, 4).join(', ')}${vs.size > 4 ? ' …' : ''}`);
       // float32 holds (col + 0.5) / width to ~6e-8; anything bigger is a wrong column or offset.
-      assert.ok(worst <= 1e-6, `point ${worstAt}: u = ${rest.uv1[worstAt]?.[0]}, expected ${(worstAt % width + 0.5) / width}`);
+      assert.ok(worst <= 1e-6, `point ${worstAt}: u = ${rest.uv1[worstAt]?.[0]}, not a column centre`);
     });
 
     test('rest GLB POSITION min/max cover every baked position', opts, () => {
       const { desc, restPath, texture } = baked();
       const rest = readRestGlb(restPath);
-      const decode = makeDecoder(desc, texture.texels);
+      const decode = makeDecoder(desc, texture.texels, rest.uv1);
       const lo = [Infinity, Infinity, Infinity];
       const hi = [-Infinity, -Infinity, -Infinity];
       const p = new Float64Array(3);
@@ -190,7 +201,7 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
     let compared;
     const comparison = async () => {
       const { desc, texture } = baked();
-      return (compared ??= compareAll(desc, texture, await source()));
+      return (compared ??= compareAll(desc, texture, readRestGlb(baked().restPath).uv1, await source()));
     };
 
     test('three.js: same point count; skinning follows glTF', opts, async (t) => {
@@ -345,8 +356,8 @@ function sourceClips(clip, gltf) {
 }
 
 /** Pose every row of every clip in three.js and compare with the decoded texture. */
-function compareAll(desc, texture, src) {
-  const decode = makeDecoder(desc, texture.texels);
+function compareAll(desc, texture, uv1, src) {
+  const decode = makeDecoder(desc, texture.texels, uv1);
   const p = new Float64Array(3);
   const n = new Float64Array(3);
   const rowMax = [];

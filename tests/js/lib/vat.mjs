@@ -31,14 +31,17 @@ export function readTexture(ktx2Path) {
  * Decode point i at global row r: world position and octahedral normal.
  * Texel x = i % width, y = floor(i / width) * rows + r, top row first, RGBA u16.
  */
-export function makeDecoder(desc, texels) {
-  const { width } = desc.texture;
-  const rows = desc.rows;
+export function makeDecoder(desc, texels, uv1) {
+  const { width, height } = desc.texture;
   const [cx, cy, cz] = desc.positions.center;
   const [hx, hy, hz] = desc.positions.half_extent;
+  // Vertex i reads the texel its TEXCOORD_1 addresses, as a shader does: column
+  // floor(u · width), band top round(v · height), plus the row.
+  const xs = uv1.map(([u]) => Math.floor(u * width));
+  const tops = uv1.map(([, v]) => Math.round(v * height));
   return function decode(i, r, outPos, outNor) {
-    const x = i % width;
-    const y = Math.floor(i / width) * rows + r;
+    const x = xs[i];
+    const y = tops[i] + r;
     const o = (y * width + x) * 4;
     outPos[0] = (texels[o] / 65535) * 2 - 1;
     outPos[1] = (texels[o + 1] / 65535) * 2 - 1;
@@ -65,4 +68,10 @@ export function octDecode(a, out) {
   out[1] = oy / len;
   out[2] = nz / len;
   return out;
+}
+
+/** The column each point's TEXCOORD_1 addresses: band · width + floor(u · width). */
+export function restColumns(desc, uv1) {
+  const { width, height } = desc.texture;
+  return uv1.slice(0, desc.points).map(([u, v]) => Math.round((v * height) / desc.rows) * width + Math.floor(u * width));
 }

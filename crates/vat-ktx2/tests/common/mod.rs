@@ -34,7 +34,7 @@ pub fn lcg_image(width: u32, height: u32, seed: u64) -> Rgba16Image {
 }
 
 pub fn options() -> Ktx2Options {
-    Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string(), workers: 1 }
+    Ktx2Options { zstd_level: 19, writer: "vatbake 0.1.0".to_string(), workers: 1, long_window: false }
 }
 
 pub fn u32_at(bytes: &[u8], offset: usize) -> u32 {
