@@ -37,6 +37,9 @@ const FIXTURES = [
   { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die', 'attack-kick-right'], control: { clip: 'attack-kick-right', at: 2 / 3 } },
   { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
   { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', clips: ['animation_0'], control: { clip: 'animation_0', at: 1 / 3 } },
+  // --delta second: vat.js undoes the stored differences on load (vat-delta.js); wrapped
+  // into 3 bands so the undo restarts at every band's clips.
+  { name: 'Fox-delta', model: 'Fox/Fox.glb', args: ['--delta', 'second', '--max-width', '700'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
 ];
 
 /**
@@ -91,7 +94,7 @@ after(async () => {
 function bake(fixture) {
   const out = path.join(bakeRoot, fixture.name);
   const model = path.join(REPO, 'fixtures', fixture.model);
-  const args = ['bake', model, '-o', out, '--points', 'all', '-q'];
+  const args = ['bake', model, '-o', out, '--points', 'all', '-q', ...(fixture.args ?? [])];
   const run = spawnSync(BIN, args, { encoding: 'utf8' });
   if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
   const stem = path.basename(model).replace(/\.[^.]+$/, '');

@@ -4,3 +4,5 @@ import { fixtureSuite } from './lib/suite.mjs';
 
 fixtureSuite({ model: 'Fox/Fox.glb' });
 fixtureSuite({ model: 'Fox/Fox.glb', args: ['--max-width', '415', '--name', 'Fox-bands'] });
+// --delta second: every cross-check above runs on the texels the example's undoDelta gives.
+fixtureSuite({ model: 'Fox/Fox.glb', args: ['--delta', 'second', '--max-width', '700', '--name', 'Fox-delta'] });

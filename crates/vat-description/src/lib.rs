@@ -120,11 +120,47 @@ pub struct Settings {
     /// read as "source".
     #[serde(default = "column_order_absent")]
     pub column_order: String,
+    /// The delta the texture's rows are stored under (`--delta`): "none" (the
+    /// default, not written), "row" or "second"; `texture.delta` says how to undo it.
+    #[serde(default = "delta_absent", skip_serializing_if = "is_no_delta")]
+    pub delta: String,
 }
 
 fn column_order_absent() -> String {
     "source".into()
 }
+
+fn delta_absent() -> String {
+    "none".into()
+}
+
+fn is_no_delta(delta: &String) -> bool {
+    delta == "none"
+}
+
+/// How to get the texels a shader reads back from a texture stored under a delta
+/// (`--delta row|second`). Each band's rows are the clips' rows stacked; within
+/// each clip of each band the first row is stored as it is, and `order` times
+/// over, every later row was replaced by itself minus the row before, per u16
+/// channel, modulo 65536. Undo: `order` times over, for each clip of each band,
+/// from its second row to its last, `row[k] = (row[k] + row[k − 1]) mod 65536`
+/// (the running sum), channel by channel. The result is exactly the texels of a
+/// bake without `--delta`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TextureDelta {
+    /// "row" (order 1) or "second" (order 2).
+    pub mode: String,
+    /// How many running sums down each clip's rows undo it: 1 or 2.
+    pub order: u32,
+    /// The undo in words, for a reader of the file.
+    pub decode: String,
+}
+
+/// The words of [`TextureDelta::decode`].
+pub const DELTA_DECODE: &str = "order times: within each clip of each band (texture rows band*rows+clip.row \
+    to band*rows+clip.row+clip.rows-1), every row after the clip's first += the row above it, per u16 channel, \
+    modulo 65536";
 
 fn merge_clips_absent() -> String {
     "never".into()
@@ -173,6 +209,12 @@ pub struct Texture {
     /// existed: read as "source".
     #[serde(default = "column_order_absent")]
     pub column_order: String,
+    /// The delta the rows are stored under, and how to undo it on load; absent: the
+    /// texels are stored as a shader reads them. Stock KTX2 readers load either
+    /// (it is an ordinary RGBA16 texture); only the undo turns a delta's texels
+    /// into positions and normals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<TextureDelta>,
     /// Size of the texture file in bytes.
     pub bytes: u64,
     /// SHA-256 of the texture file's bytes, lowercase hex: the description, renamed into

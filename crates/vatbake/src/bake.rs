@@ -633,9 +633,20 @@ fn pack(
                     };
                     let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
                     let (mut done, row_len) = (0, layout.width * 4);
+                    let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
+                    let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first);
+                    let mut stored = Vec::new();
                     watch.rows(0, layout.height);
                     evaluating =
                         texels::stream_texels(&posed.rig, &posed.poses, layout, &posed.columns, bounds, |rows| {
+                            let rows = if settings.delta == crate::delta::Delta::None {
+                                rows
+                            } else {
+                                stored.clear();
+                                stored.extend_from_slice(rows);
+                                delta.encode(&mut stored);
+                                &stored[..]
+                            };
                             timed(&mut || writer.write_rows(rows))?;
                             done += rows.len() / row_len;
                             watch.rows(done, layout.height);
@@ -741,6 +752,11 @@ fn encode(
             height: layout.height as u32,
             bands: layout.bands as u32,
             column_order: settings.column_order.as_str().into(),
+            delta: (settings.delta != crate::delta::Delta::None).then(|| description::TextureDelta {
+                mode: settings.delta.as_str().into(),
+                order: settings.delta.order() as u32,
+                decode: description::DELTA_DECODE.into(),
+            }),
             bytes: texture.bytes,
             sha256: Some(texture.sha256.clone()),
         },

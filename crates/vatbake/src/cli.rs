@@ -173,6 +173,11 @@ pub struct BakeArgs {
     /// their rest positions: a smaller texture) or source (column i is vertex i). TEXCOORD_1 follows either way.
     #[arg(long, default_value = "spatial", value_name = "spatial|source")]
     pub column_order: vat_model::ColumnOrder,
+    /// Store each clip's rows as differences down the clip: row (each row minus the one before) or second
+    /// (that twice over), for a much smaller texture; the player undoes it on load with running sums
+    /// (texture.delta in the description, docs/FORMAT.md). none: the texels as a shader reads them.
+    #[arg(long, default_value = "none", value_name = "none|row|second")]
+    pub delta: vatbake::delta::Delta,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -205,6 +210,7 @@ impl BakeArgs {
             no_merge_clips: self.no_merge_clips,
             durable: self.durable,
             column_order: Some(self.column_order),
+            delta: Some(self.delta),
         };
         options.settings(self.input, self.out_dir)
     }

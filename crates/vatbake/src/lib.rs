@@ -27,6 +27,7 @@
 
 pub mod audit;
 pub mod bake;
+pub mod delta;
 pub mod error;
 pub mod inspect;
 pub mod preview;

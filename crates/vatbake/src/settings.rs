@@ -119,6 +119,8 @@ pub struct BakeSettings {
     pub durable: bool,
     /// Which point each texture column holds.
     pub column_order: vat_model::ColumnOrder,
+    /// The delta the texture's rows are stored under (`--delta`).
+    pub delta: crate::delta::Delta,
 }
 
 impl BakeSettings {
@@ -152,6 +154,7 @@ impl BakeSettings {
             aliases_sha256: self.aliases.sha256.clone(),
             merge_clips: self.merge_clips.as_str().to_string(),
             column_order: self.column_order.as_str().to_string(),
+            delta: self.delta.as_str().to_string(),
         }
     }
 }
@@ -223,6 +226,14 @@ pub struct BakeOptions {
     /// Which point each texture column holds: spatial (default) or source.
     #[serde(default, deserialize_with = "column_order")]
     pub column_order: Option<vat_model::ColumnOrder>,
+    /// The delta the texture's rows are stored under: none (default), row or second.
+    #[serde(default, deserialize_with = "delta")]
+    pub delta: Option<crate::delta::Delta>,
+}
+
+/// A delta from its name (`"none"`, `"row"`, `"second"`).
+fn delta<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<crate::delta::Delta>, D::Error> {
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A column order from its name (`"spatial"`, `"source"`).
@@ -295,6 +306,13 @@ impl BakeOptions {
         if self.merge_clips && self.no_merge_clips {
             return Err(Error::usage("--merge-clips and --no-merge-clips: give one or the other"));
         }
+        let texture_format = self.texture_format.unwrap_or(TextureFormat::Ktx2);
+        let delta = self.delta.unwrap_or_default();
+        if delta != crate::delta::Delta::None && texture_format != TextureFormat::Ktx2 {
+            return Err(Error::usage(format!(
+                "--delta {delta} with --texture-format png: the delta modes are for the KTX2 texture (a PNG has its own row filters); drop one"
+            )));
+        }
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
@@ -314,7 +332,7 @@ impl BakeOptions {
             clips: self.clips,
             zstd_level,
             zstd_long: self.smallest,
-            texture_format: self.texture_format.unwrap_or(TextureFormat::Ktx2),
+            texture_format,
             scene: self.scene,
             size_guard: !self.no_size_guard,
             max_influences: self.max_influences,
@@ -327,6 +345,7 @@ impl BakeOptions {
             },
             durable: self.durable,
             column_order: self.column_order.unwrap_or_default(),
+            delta,
         })
     }
 }

@@ -160,12 +160,16 @@ impl ShippedFiles {
     }
 
     /// Decodes the texture's bytes (already read) by the description's container.
+    /// A texture stored under a delta (`texture.delta`) comes back undone: the
+    /// texels a shader reads.
     pub fn decode_texture_bytes(&self, bytes: &[u8]) -> Result<vat_ktx2::Rgba16Image, String> {
-        match self.description.texture.container.as_str() {
+        let mut image = match self.description.texture.container.as_str() {
             "png" => vat_ktx2::decode_png16(bytes),
             _ => vat_ktx2::decode_ktx2(bytes),
         }
-        .map_err(|e| format!("{}: the texture cannot be decoded: {e}", self.texture.display()))
+        .map_err(|e| format!("{}: the texture cannot be decoded: {e}", self.texture.display()))?;
+        undo_delta(&self.description, &mut image).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        Ok(image)
     }
 
     /// Whether a decoded texture has the description's width and height.
@@ -183,6 +187,26 @@ impl ShippedFiles {
         }
         Ok(())
     }
+}
+
+/// Undoes the delta `description.texture.delta` records (nothing when it records
+/// none), leaving the texels a shader reads.
+pub fn undo_delta(description: &Description, image: &mut vat_ktx2::Rgba16Image) -> Result<(), String> {
+    let Some(recorded) = &description.texture.delta else { return Ok(()) };
+    let delta =
+        crate::delta::Delta::of_order(recorded.order).filter(|d| d.as_str() == recorded.mode).ok_or_else(|| {
+            format!(
+                "texture.delta {:?} of order {}: this vatbake undoes \"row\" (order 1) and \"second\" (order 2)",
+                recorded.mode, recorded.order
+            )
+        })?;
+    let rows = description.rows as usize;
+    if rows == 0 || !(image.height as usize).is_multiple_of(rows) {
+        return Err(format!("the texture's {} rows are not whole bands of {rows} rows", image.height));
+    }
+    let first = crate::delta::clip_starts(description.clips.iter().map(|c| c.row as usize), rows);
+    crate::delta::undo(delta, &mut image.texels, image.width as usize * 4, &first);
+    Ok(())
 }
 
 /// A shipped bake with its texture decoded: every point's position and normal on

@@ -1,6 +1,6 @@
 // Play a vatbake bake in three.js: the rest GLB drawn as one InstancedMesh whose vertex
 // shader takes every position and normal from the KTX2 texture (docs/FORMAT.md,
-// docs/PLAYBACK.md). Copy this file; it needs only `three` (0.187) and its addons.
+// docs/PLAYBACK.md). Copy this file and vat-delta.js; they need only `three` (0.187) and its addons.
 //
 //   const vat = await loadVat('bake/Fox.vat.json', { renderer, count: 100 });
 //   scene.add(vat.mesh);
@@ -30,6 +30,9 @@ import {
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
+import { undoDelta } from './vat-delta.js';
+
+export { undoDelta };
 
 /**
  * The decode, as GLSL ES 3.00 for a vertex shader. Per vertex: `uv1` (the rest GLB's
@@ -180,6 +183,9 @@ export async function loadVat(descriptionUrl, { renderer, count = 1, path = 'aut
     new GLTFLoader().loadAsync(new URL(description.mesh.file, base).href),
     ktx2Loader.loadAsync(new URL(description.texture.file, base).href),
   ]);
+  // A bake made with --delta stores each clip's rows as differences: running sums
+  // down the rows give back the texels the shader reads (before the first upload).
+  undoDelta(texture.image.data, description);
   const texturePath = prepareTexture(texture, renderer, path);
 
   const uniforms = {

@@ -13,6 +13,7 @@ import { bake, FIXTURES } from './bake.mjs';
 import { readDescription, readTexture, makeDecoder, restColumns } from './vat.mjs';
 import { loadWithThree, pointRanges, captureRest, poser, worldPoints } from './three-source.mjs';
 import { readGlb, readAccessor } from './glb.mjs';
+import { undoDelta } from '../../../docs/examples/three/vat-delta.js';
 
 const POSITION_TOLERANCE = 1e-4; // × bounding diagonal, from the contract
 // Float32 evaluation noise allowed beyond quantization, × (diagonal + 2·|centre|): float32
@@ -46,7 +47,12 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
         try {
           const run = bake(modelPath, args);
           const { desc, ktx2Path, restPath } = readDescription(run.description);
-          state = { run, desc, ktx2Path, restPath, texture: readTexture(ktx2Path) };
+          const texture = readTexture(ktx2Path);
+          // The file's bytes as stored; a --delta bake's texels are then undone in
+          // place by the example's own function, as the player does on load.
+          const stored = Buffer.from(texture.bytes);
+          undoDelta(texture.texels, desc);
+          state = { run, desc, ktx2Path, restPath, texture, stored };
         } catch (error) {
           state = { error };
         }
@@ -104,7 +110,7 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
     });
 
     test('three.js KTX2Loader reads the same texels', opts, async () => {
-      const { desc, ktx2Path, texture } = baked();
+      const { desc, ktx2Path, texture, stored } = baked();
       const loader = new KTX2Loader();
       // parse() refuses to run before detectSupport(renderer). That only fills the config
       // used to pick a Basis transcode target; vkFormat 91 takes the raw path (zstd in
@@ -121,7 +127,7 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
       const data = tex.image.data;
       assert.ok(data instanceof Uint16Array, 'u16 data');
       assert.equal(data.length, texture.texels.length, 'texel count');
-      const same = Buffer.compare(Buffer.from(data.buffer, data.byteOffset, data.byteLength), Buffer.from(texture.bytes)) === 0;
+      const same = Buffer.compare(Buffer.from(data.buffer, data.byteOffset, data.byteLength), stored) === 0;
       assert.ok(same, 'three.js (zstddec) and ktx-parse + fzstd give the same bytes');
     });
 

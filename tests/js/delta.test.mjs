@@ -1,0 +1,44 @@
+// --delta row|second: the example's undoDelta (docs/examples/three/vat-delta.js) turns
+// the stored texels back into the plain bake's, byte for byte; three.js's stock
+// KTX2Loader reads the stored file as it reads any RGBA16 KTX2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bake, FIXTURES } from './lib/bake.mjs';
+import { readDescription, readTexture } from './lib/vat.mjs';
+import { undoDelta } from '../../docs/examples/three/vat-delta.js';
+
+// Kenney's mini character: 4 clips of several lengths; --max-width 1000 wraps it into bands.
+const MODEL = path.join(FIXTURES, 'Kenney-MiniCharacters/character-female-a.glb');
+const COMMON = ['--max-width', '1000'];
+
+function texelsOf(args) {
+  const run = bake(MODEL, [...COMMON, ...args]);
+  const { desc, ktx2Path } = readDescription(run.description);
+  return { desc, texture: readTexture(ktx2Path), bytes: fs.statSync(ktx2Path).size };
+}
+
+test('undoDelta gives the plain bake\'s texels byte for byte', () => {
+  const plain = texelsOf([]);
+  assert.ok(plain.desc.texture.bands > 1, 'bands');
+  assert.ok(plain.desc.clips.length > 1, 'clips');
+  assert.equal(plain.desc.texture.delta, undefined);
+  const untouched = Buffer.from(plain.texture.bytes);
+  undoDelta(plain.texture.texels, plain.desc);
+  assert.equal(Buffer.compare(Buffer.from(plain.texture.bytes), untouched), 0, 'a plain bake is left as it is');
+  for (const [mode, order] of [['row', 1], ['second', 2]]) {
+    const d = texelsOf(['--delta', mode]);
+    assert.deepEqual([d.desc.texture.delta.mode, d.desc.texture.delta.order], [mode, order]);
+    const stored = Buffer.from(d.texture.bytes);
+    assert.notEqual(Buffer.compare(stored, untouched), 0, `${mode}: the stored texels differ`);
+    undoDelta(d.texture.texels, d.desc);
+    assert.equal(Buffer.compare(Buffer.from(d.texture.bytes), untouched), 0, `${mode}: undone, the plain texels`);
+    assert.ok(d.bytes < 0.85 * plain.bytes, `${mode}: ${d.bytes} bytes against plain ${plain.bytes}`);
+  }
+});
+
+test('undoDelta refuses an order it does not know', () => {
+  const desc = { rows: 2, clips: [{ row: 0, rows: 2 }], texture: { width: 1, height: 2, delta: { mode: 'third', order: 3 } } };
+  assert.throws(() => undoDelta(new Uint16Array(8), desc), /order 3/);
+});
