@@ -140,12 +140,12 @@ fn is_no_delta(delta: &String) -> bool {
 
 /// How to get the texels a shader reads back from a texture stored under a delta
 /// (`--delta row|second`). Each band's rows are the clips' rows stacked; within
-/// each clip of each band the first row is stored as it is, and `order` times
-/// over, every later row was replaced by itself minus the row before, per u16
-/// channel, modulo 65536. Undo: `order` times over, for each clip of each band,
-/// from its second row to its last, `row[k] = (row[k] + row[k − 1]) mod 65536`
-/// (the running sum), channel by channel. The result is exactly the texels of a
-/// bake without `--delta`.
+/// each clip of each band, pass `j` (1 to `order`) replaced every row from the
+/// clip's row `j` on (counting from 0) by itself minus the row above it, per u16
+/// channel, modulo 65536. Undo: for `j` from `order` down to 1, for each clip of
+/// each band, for `k` from `j` to the clip's last row, in increasing order,
+/// `row[k] = (row[k] + row[k − 1]) mod 65536` (a running sum), channel by channel.
+/// The result is exactly the texels of a bake without `--delta`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TextureDelta {
@@ -158,9 +158,8 @@ pub struct TextureDelta {
 }
 
 /// The words of [`TextureDelta::decode`].
-pub const DELTA_DECODE: &str = "order times: within each clip of each band (texture rows band*rows+clip.row \
-    to band*rows+clip.row+clip.rows-1), every row after the clip's first += the row above it, per u16 channel, \
-    modulo 65536";
+pub const DELTA_DECODE: &str = "for j = order down to 1: within each clip of each band, for k = j to clip.rows-1 \
+    in increasing order, texture row band*rows+clip.row+k += the row above it, per u16 channel, modulo 65536";
 
 fn merge_clips_absent() -> String {
     "never".into()

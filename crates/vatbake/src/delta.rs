@@ -4,9 +4,11 @@
 //!
 //! Order 1 ("row"): within each clip of each band, the first row is stored as
 //! it is and every later row as `row[k] − row[k−1]`, per channel, modulo 65536.
-//! Order 2 ("second") applies that same step twice. A runtime undoes order `n`
-//! with `n` running sums down each clip's rows (`row[k] += row[k−1]`, modulo
-//! 65536), and then holds exactly the texels a plain bake stores.
+//! Order 2 ("second") applies that step again from the clip's third row on:
+//! row 1 is `p1 − p0`, row `k ≥ 2` is `p[k] − 2·p[k−1] + p[k−2]`. A runtime undoes
+//! it with running sums down each clip's rows (`row[k] += row[k−1]`, modulo
+//! 65536): for order 2 first from the clip's third row, then from its second;
+//! it then holds exactly the texels a plain bake stores.
 
 use std::fmt;
 use std::str::FromStr;
@@ -66,25 +68,30 @@ impl FromStr for Delta {
     }
 }
 
-/// The rows where a clip starts, within one band of `rows` rows: the first rows
-/// the deltas do not reach back past.
-pub fn clip_starts(starts: impl IntoIterator<Item = usize>, rows: usize) -> Vec<bool> {
+/// Each row's index within its clip, over one band of `rows` rows, the clips
+/// starting at `starts`: the deltas do not reach back past a clip's first row.
+pub fn clip_starts(starts: impl IntoIterator<Item = usize>, rows: usize) -> Vec<usize> {
     let mut first = vec![false; rows];
-    if let Some(row) = first.first_mut() {
-        *row = true;
-    }
     for s in starts.into_iter().filter(|&s| s < rows) {
         first[s] = true;
     }
+    let mut at = 0;
     first
+        .iter()
+        .enumerate()
+        .map(|(row, &starts)| {
+            at = if starts || row == 0 { 0 } else { at + 1 };
+            at
+        })
+        .collect()
 }
 
 /// Applies the deltas to whole image rows handed on in order, a chunk at a time.
 pub struct Encoder {
     order: usize,
     row_len: usize,
-    /// Per row of a band: a clip starts there.
-    first: Vec<bool>,
+    /// Per row of a band: its index within its clip.
+    first: Vec<usize>,
     /// The row before, as each step saw it.
     before: Vec<Vec<u16>>,
     /// Image rows encoded so far.
@@ -93,7 +100,7 @@ pub struct Encoder {
 
 impl Encoder {
     /// An encoder of image rows `row_len` u16s long, over bands of `first.len()` rows.
-    pub fn new(delta: Delta, row_len: usize, first: Vec<bool>) -> Self {
+    pub fn new(delta: Delta, row_len: usize, first: Vec<usize>) -> Self {
         Encoder { order: delta.order(), row_len, before: vec![vec![0; row_len]; delta.order()], first, done: 0 }
     }
 
@@ -103,11 +110,12 @@ impl Encoder {
             return;
         }
         for row in texels.chunks_exact_mut(self.row_len) {
-            let restart = self.first.is_empty() || self.first[self.done % self.first.len()];
-            for before in &mut self.before {
+            let in_clip = if self.first.is_empty() { 0 } else { self.first[self.done % self.first.len()] };
+            // Pass `s` differences the clip's rows from index `s + 1` on.
+            for (s, before) in self.before.iter_mut().enumerate() {
                 for (value, prior) in row.iter_mut().zip(before.iter_mut()) {
                     let seen = *value;
-                    if !restart {
+                    if in_clip > s {
                         *value = seen.wrapping_sub(*prior);
                     }
                     *prior = seen;
@@ -119,15 +127,16 @@ impl Encoder {
 }
 
 /// Undoes `delta` on a whole image of `row_len`-u16 rows, in bands of
-/// `first.len()` rows: `order` running sums down each clip's rows.
-pub fn undo(delta: Delta, texels: &mut [u16], row_len: usize, first: &[bool]) {
+/// `first.len()` rows: running sums down each clip's rows, the last pass's first
+/// (from the clip's row index `order − 1` + 1), then the one before it.
+pub fn undo(delta: Delta, texels: &mut [u16], row_len: usize, first: &[usize]) {
     if delta.order() == 0 || row_len == 0 || first.is_empty() {
         return;
     }
     let height = texels.len() / row_len;
-    for _ in 0..delta.order() {
+    for s in (0..delta.order()).rev() {
         for y in 1..height {
-            if first[y % first.len()] {
+            if first[y % first.len()] <= s {
                 continue;
             }
             let (above, rest) = texels.split_at_mut(y * row_len);
@@ -151,7 +160,7 @@ mod tests {
     #[test]
     fn the_deltas_are_the_differences_down_each_clip_and_undo_exactly() {
         let first = clip_starts([0, 3], 5);
-        assert_eq!(first, [true, false, false, true, false]);
+        assert_eq!(first, [0, 1, 2, 0, 1]);
         let plain = image();
         let mut row = plain.clone();
         Encoder::new(Delta::Row, 8, first.clone()).encode(&mut row);
@@ -168,10 +177,11 @@ mod tests {
         encoder.encode(a);
         encoder.encode(b);
         encoder.encode(c);
-        // Row 2: p2 − 2·p1 + p0; row 1: p1 − 2·p0 (the step applied twice).
+        // Row 2: p2 − 2·p1 + p0; row 1: p1 − p0; row 4 (a clip's second): p4 − p3.
         let p = |r: usize| plain[r * 8 + 1];
         assert_eq!(second[2 * 8 + 1], p(2).wrapping_sub(p(1).wrapping_mul(2)).wrapping_add(p(0)));
-        assert_eq!(second[8 + 1], p(1).wrapping_sub(p(0).wrapping_mul(2)));
+        assert_eq!(second[8 + 1], p(1).wrapping_sub(p(0)));
+        assert_eq!(second[4 * 8 + 1], p(4).wrapping_sub(p(3)));
         assert_eq!(second[3 * 8..4 * 8], plain[3 * 8..4 * 8]);
         for (delta, mut texels) in [(Delta::Row, row), (Delta::Second, second)] {
             assert_ne!(texels, plain);

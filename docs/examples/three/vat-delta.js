@@ -3,8 +3,9 @@
 
 /**
  * Turn the stored texels of a bake made with `--delta row|second` into the texels a
- * shader reads, in place: `texture.delta.order` running sums down each clip's rows, in
- * every band, per u16 channel, modulo 65536. A bake without a delta is left as it is.
+ * shader reads, in place: running sums down each clip's rows, in every band, per u16
+ * channel, modulo 65536; for order 2 first from each clip's third row, then from its
+ * second. A bake without a delta is left as it is.
  *
  * @param {Uint16Array} texels  level 0 of the KTX2, RGBA, row 0 first
  * @param {object} description  the parsed `*.vat.json`
@@ -22,11 +23,11 @@ export function undoDelta(texels, description) {
   if (texels.length !== rowLength * height || height % rows !== 0) {
     throw new Error(`vat: ${texels.length} texel values do not fill ${width}×${height} in bands of ${rows} rows`);
   }
-  for (let pass = 0; pass < delta.order; pass++) {
+  for (let j = delta.order; j >= 1; j--) {
     for (let band = 0; band * rows < height; band++) {
       for (const clip of description.clips) {
         const top = band * rows + clip.row;
-        for (let y = top + 1; y < top + clip.rows; y++) {
+        for (let y = top + j; y < top + clip.rows; y++) {
           const at = y * rowLength;
           for (let i = at; i < at + rowLength; i++) texels[i] = texels[i] + texels[i - rowLength]; // Uint16Array wraps
         }
