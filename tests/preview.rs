@@ -20,7 +20,16 @@ impl Baked {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
-        let output = vatbake(&["bake", fixture("Fox/Fox.glb").to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"]);
+        // Plain texels (--delta none): the tests edit them as a shader reads them.
+        let output = vatbake(&[
+            "bake",
+            fixture("Fox/Fox.glb").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+            "--delta",
+            "none",
+        ]);
         assert!(output.status.success(), "{}", stderr(&output));
         Baked { dir }
     }

@@ -17,6 +17,9 @@ VAT_REQUIRE_ZSTD=1 cargo test --workspace --locked
 # (about 15 seconds). The build-script example is not published.
 cargo package --no-verify --allow-dirty --locked --workspace --exclude vatbake-example-build-rs --quiet
 
+# The API docs build warning-free (every crate has #![warn(missing_docs)]).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked --quiet
+
 cargo build -p vatbake --locked --quiet
 export VATBAKE_BIN="$PWD/target/debug/vatbake"
 

@@ -45,6 +45,36 @@ pub fn read_ktx2(path: &Path) -> (ktx2::Header, Vec<u16>) {
     (header, texels)
 }
 
+/// The texels a shader reads, from a KTX2's stored texels and its description: the
+/// delta the description records (`texture.delta.order` 1 or 2; none: as stored)
+/// undone as docs/FORMAT.md spells it, written here apart from vatbake's own undo:
+/// within each clip of each band, running sums (wrapping) down the rows, from the
+/// clip's third row and then from its second for order 2, from its second for order 1.
+#[allow(dead_code)]
+pub fn undo_delta(mut texels: Vec<u16>, description: &serde_json::Value) -> Vec<u16> {
+    let order = description["texture"]["delta"]["order"].as_u64().unwrap_or(0) as usize;
+    let width = description["texture"]["width"].as_u64().unwrap() as usize;
+    let rows = description["rows"].as_u64().unwrap() as usize;
+    let bands = description["texture"]["bands"].as_u64().unwrap() as usize;
+    for band in 0..bands {
+        for clip in description["clips"].as_array().unwrap() {
+            let first = band * rows + clip["row"].as_u64().unwrap() as usize;
+            let count = clip["rows"].as_u64().unwrap() as usize;
+            for pass in (0..order).rev() {
+                // pass 1 (order 2 only) starts at the clip's third row, pass 0 at its second.
+                for y in first + 1 + pass..first + count {
+                    for i in 0..width * 4 {
+                        let above = texels[(y - 1) * width * 4 + i];
+                        let at = &mut texels[y * width * 4 + i];
+                        *at = at.wrapping_add(above);
+                    }
+                }
+            }
+        }
+    }
+    texels
+}
+
 /// Waits until a temporary file (`*.tmp`) appears in `dir` (the bake is writing),
 /// sends `signal` (TERM, HUP, INT) with the `kill` command, and returns the output
 /// after checking the documented interrupt: exit 130 and its one message.

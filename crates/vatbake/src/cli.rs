@@ -175,9 +175,10 @@ pub struct BakeArgs {
     pub column_order: vat_model::ColumnOrder,
     /// Store each clip's rows as differences down the clip: row (each row minus the one before) or second
     /// (that twice over), for a much smaller texture; the player undoes it on load with running sums
-    /// (texture.delta in the description, docs/FORMAT.md). none: the texels as a shader reads them.
-    #[arg(long, default_value = "none", value_name = "none|row|second")]
-    pub delta: vatbake::delta::Delta,
+    /// (texture.delta in the description, docs/FORMAT.md). none: the texels as a shader reads them,
+    /// for players that cannot undo it. [default: second; none with --texture-format png]
+    #[arg(long, value_name = "none|row|second")]
+    pub delta: Option<vatbake::delta::Delta>,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -210,7 +211,7 @@ impl BakeArgs {
             no_merge_clips: self.no_merge_clips,
             durable: self.durable,
             column_order: Some(self.column_order),
-            delta: Some(self.delta),
+            delta: self.delta,
         };
         options.settings(self.input, self.out_dir)
     }
