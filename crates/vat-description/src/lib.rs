@@ -120,8 +120,9 @@ pub struct Settings {
     /// read as "source".
     #[serde(default = "column_order_absent")]
     pub column_order: String,
-    /// The delta the texture's rows are stored under (`--delta`): "none" (the
-    /// default, not written), "row" or "second"; `texture.delta` says how to undo it.
+    /// The delta the texture's rows are stored under (`--delta`): "second" (the
+    /// default for KTX2), "row", or "none" (not written: the texels as a shader reads
+    /// them; always so for a PNG); `texture.delta` says how to undo it.
     #[serde(default = "delta_absent", skip_serializing_if = "is_no_delta")]
     pub delta: String,
 }
@@ -145,7 +146,7 @@ fn is_no_delta(delta: &String) -> bool {
 /// channel, modulo 65536. Undo: for `j` from `order` down to 1, for each clip of
 /// each band, for `k` from `j` to the clip's last row, in increasing order,
 /// `row[k] = (row[k] + row[k − 1]) mod 65536` (a running sum), channel by channel.
-/// The result is exactly the texels of a bake without `--delta`.
+/// The result is exactly the texels of a bake with `--delta none`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TextureDelta {

@@ -208,11 +208,14 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 ),
             }
             out!(
-                "  settings  fps {}, points {}, max width {}, zstd {}, merge {}",
+                "  settings  fps {}, points {}, max width {}, columns {}, delta {}, zstd {}{}, merge {}",
                 d.settings.fps,
                 d.settings.points,
                 d.settings.max_width,
+                d.settings.column_order,
+                d.settings.delta,
                 d.settings.zstd_level,
+                if d.settings.zstd_long { " (long window)" } else { "" },
                 d.settings.merge_clips
             );
             for c in &d.clips {
