@@ -167,28 +167,12 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
 
     let chosen: Vec<&crate::description::ClipEntry> = match &settings.clips {
         None => description.clips.iter().collect(),
-        Some(names) => names
-            .iter()
-            .map(|name| {
-                description
-                    .clips
-                    .iter()
-                    .find(|c| &c.name == name)
-                    .ok_or_else(|| no_clip(&settings.description, name, description))
-            })
-            .collect::<Result<_, _>>()?,
+        Some(names) => {
+            names.iter().map(|name| find_clip(&settings.description, description, name)).collect::<Result<_, _>>()?
+        }
     };
-    let animated = settings
-        .animate
-        .as_ref()
-        .map(|name| {
-            description
-                .clips
-                .iter()
-                .find(|c| &c.name == name)
-                .ok_or_else(|| no_clip(&settings.description, name, description))
-        })
-        .transpose()?;
+    let animated =
+        settings.animate.as_ref().map(|name| find_clip(&settings.description, description, name)).transpose()?;
 
     let p = description.positions.center;
     let h = description.positions.half_extent;
@@ -293,6 +277,15 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
 /// A clip name as part of a file name: letters, digits, '-' and '_' kept, the rest '_'.
 fn file_safe(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+/// The clip named `name`, or a usage error listing the clips there are.
+fn find_clip<'a>(
+    file: &Path,
+    description: &'a crate::description::Description,
+    name: &str,
+) -> Result<&'a crate::description::ClipEntry, Error> {
+    description.clips.iter().find(|c| c.name == name).ok_or_else(|| no_clip(file, name, description))
 }
 
 fn no_clip(file: &Path, name: &str, description: &crate::description::Description) -> Error {

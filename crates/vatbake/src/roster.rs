@@ -506,24 +506,13 @@ pub struct RosterVerifyReport {
 pub fn verify(roster: &Roster, jobs: Option<usize>, shard: Option<(usize, usize)>) -> Result<RosterVerifyReport> {
     let started = Instant::now();
     let units = selected(roster, shard);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| Error::usage(format!("cannot start {} worker threads: {e}", jobs.unwrap_or(0))))?;
+    let pool = worker_pool(jobs)?;
     let units: Vec<UnitVerified> = pool.install(|| {
         units
             .par_iter()
             .map(|unit| {
                 let at = Instant::now();
-                let outcome = unit.settings(&roster.folder).map_err(Error::from).and_then(|settings| {
-                    let description = settings.out_dir.join(settings.description_file());
-                    if !description.is_file() {
-                        return Err(Error::input(format!(
-                            "unit \"{}\" has no bake: {} does not exist; bake the roster first",
-                            unit.name,
-                            description.display()
-                        )));
-                    }
+                let outcome = last_bake(roster, unit).and_then(|(_, description)| {
                     let settings = crate::verify::VerifySettings { description, source: Some(unit.source.clone()) };
                     crate::verify::verify(&settings)
                 });
@@ -594,24 +583,13 @@ pub fn preview(
 ) -> Result<RosterPreviewReport> {
     let started = Instant::now();
     let units = selected(roster, shard);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| Error::usage(format!("cannot start {} worker threads: {e}", jobs.unwrap_or(0))))?;
+    let pool = worker_pool(jobs)?;
     let units: Vec<UnitPreviewed> = pool.install(|| {
         units
             .par_iter()
             .map(|unit| {
                 let at = Instant::now();
-                let outcome = unit.settings(&roster.folder).map_err(Error::from).and_then(|bake| {
-                    let description = bake.out_dir.join(bake.description_file());
-                    if !description.is_file() {
-                        return Err(Error::input(format!(
-                            "unit \"{}\" has no bake: {} does not exist; bake the roster first",
-                            unit.name,
-                            description.display()
-                        )));
-                    }
+                let outcome = last_bake(roster, unit).and_then(|(bake, description)| {
                     let mut settings = template.clone();
                     settings.description = description;
                     settings.sheet = bake.out_dir.join(format!("{}.sheet.png", bake.name));
@@ -633,4 +611,27 @@ pub fn preview(
         units,
         ms: crate::error::ms(started),
     })
+}
+
+/// The thread pool of `--verify` and `--preview`: `jobs` threads, `None` one per core.
+fn worker_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::usage(format!("cannot start {} worker threads: {e}", jobs.unwrap_or(0))).into())
+}
+
+/// A unit's settings and the description of its last bake; an input error when the
+/// unit has not been baked.
+fn last_bake(roster: &Roster, unit: &Unit) -> Result<(BakeSettings, PathBuf), Error> {
+    let settings = unit.settings(&roster.folder).map_err(Error::from)?;
+    let description = settings.out_dir.join(settings.description_file());
+    if !description.is_file() {
+        return Err(Error::input(format!(
+            "unit \"{}\" has no bake: {} does not exist; bake the roster first",
+            unit.name,
+            description.display()
+        )));
+    }
+    Ok((settings, description))
 }
