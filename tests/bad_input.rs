@@ -226,6 +226,12 @@ fn usage_errors_exit_2() {
         (&["--max-width", "0"][..], "--max-width 0"),
         (&["--zstd-level", "40"][..], "Zstandard levels run from 1 to 22"),
         (&["--threads", "0"][..], "--threads 0: give at least one thread"),
+        (&["--bits", "0"][..], "--bits 0: give 1 to 16 significant bits per axis"),
+        (&["--bits", "17"][..], "--bits 17: give 1 to 16 significant bits per axis"),
+        (&["--tolerance", "0"][..], "--tolerance 0: give the largest position error you accept"),
+        (&["--tolerance", "-0.5"][..], "--tolerance -0.5: give the largest position error you accept"),
+        (&["--tolerance", "NaN"][..], "--tolerance NaN: give the largest position error you accept"),
+        (&["--tolerance", "0.1", "--bits", "12"][..], "'--tolerance <DIST>' cannot be used with '--bits <N>'"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{fixture, stderr, vatbake};
+use common::{fixture, read_ktx2, stderr, vatbake};
 use serde_json::Value;
 use vatbake::shipped::{self, ShippedFiles};
 
@@ -99,7 +99,9 @@ fn clip<'a>(report: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn a_fresh_bake_passes_within_its_precision() {
-    for extra in [&[][..], &["--points", "600"], &["--max-width", "500"], &["--texture-format", "png"]] {
+    for extra in
+        [&[][..], &["--points", "600"], &["--max-width", "500"], &["--texture-format", "png"], &["--bits", "12"]]
+    {
         let baked = Baked::new(extra);
         if extra.contains(&"png") {
             std::fs::remove_file(baked.path("out/Fox.vat.ktx2")).ok();
@@ -166,6 +168,38 @@ fn a_texture_from_another_bake_is_caught() {
     let shape = message(&report, "texture-shape");
     assert!(shape.contains("is 1728×130 texels, the description says 1728×162"), "{shape}");
     assert_eq!(report["clips"], serde_json::json!([]), "nothing to compare");
+}
+
+#[test]
+fn a_coarser_grid_is_held_to_its_own_precision_only() {
+    // --bits 12: cells of 16 steps, and errors up to half a cell, which verify allows
+    // because the description records the grid; without the grid the same texels are over.
+    let baked = Baked::new(&["--bits", "12"]);
+    let d = baked.json();
+    assert_eq!(d["positions"]["grid"], serde_json::json!([16, 16, 16]));
+    assert_eq!(d["settings"]["bits"], 12);
+    let half_step = d["positions"]["half_extent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h.as_f64().unwrap() / 65535.0).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let precision = d["positions"]["precision"].as_f64().unwrap();
+    assert!((precision - 16.0 * half_step).abs() <= 1e-5 * precision, "{precision} vs 16 × {half_step}");
+    let max_error = d["positions"]["max_error"].as_f64().unwrap();
+    assert!(max_error > 4.0 * half_step && max_error <= precision, "{max_error}");
+    let (_, texels) = read_ktx2(&baked.texture());
+    assert!(texels.chunks_exact(4).all(|t| t[..3].iter().all(|&v| v % 16 == 0 || v == 65535)));
+    baked.edit_description(|d| {
+        let o = d["positions"].as_object_mut().unwrap();
+        o.remove("grid");
+        o.remove("max_error");
+        o["precision"] = half_step.into();
+    });
+    let (code, report) = baked.verify(&[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(codes(&report), ["over-tolerance", "over-tolerance", "over-tolerance"], "{report}");
 }
 
 #[test]

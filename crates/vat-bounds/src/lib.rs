@@ -79,6 +79,57 @@ impl Bounds {
     pub fn precision(&self) -> f32 {
         (self.step() * 0.5).length()
     }
+    /// The largest possible error of a position snapped to `grid` (steps per axis,
+    /// see [`Grid`]): half a grid cell on every axis. [`Bounds::precision`] when
+    /// the grid is every step.
+    pub fn precision_on(&self, grid: &Grid) -> f32 {
+        (self.step() * grid.cell() * 0.5).length()
+    }
+}
+
+/// A coarser grid for positions: each axis keeps only multiples of a power of
+/// two of 16-bit steps (and 65,535, the top of the range), so a compressor sees
+/// fewer distinct values. `[1, 1, 1]`, every step, is full precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid(pub [u32; 3]);
+
+impl Grid {
+    /// Every 16-bit step: full precision.
+    pub const FULL: Grid = Grid([1, 1, 1]);
+
+    /// The grid of `bits` significant bits on every axis (1–16): cells of
+    /// 2^(16 − bits) steps.
+    pub fn of_bits(bits: u32) -> Grid {
+        Grid([1 << (16 - bits.clamp(1, 16)); 3])
+    }
+
+    /// The coarsest grid whose error stays within `tolerance` (model units,
+    /// straight-line distance): per axis the largest power-of-two cell whose half
+    /// is at most `tolerance / √3`, at most 2^15 steps. An axis with zero extent
+    /// keeps one step (its values never change).
+    pub fn within(bounds: &Bounds, tolerance: f32) -> Grid {
+        let per_axis = tolerance / 3f32.sqrt();
+        Grid(bounds.step().to_array().map(|step| {
+            // Cells of at least 2 steps fit (NaN, from no tolerance, does not); a flat
+            // axis (no step) keeps 1.
+            let cells = 2.0 * per_axis / step;
+            if step > 0.0 && cells >= 2.0 {
+                1u32 << (cells.log2().floor() as u32).min(15)
+            } else {
+                1
+            }
+        }))
+    }
+
+    /// Whether this is every step (full precision).
+    pub fn is_full(&self) -> bool {
+        *self == Grid::FULL
+    }
+
+    /// The cell size per axis, in 16-bit steps.
+    pub fn cell(&self) -> Vec3 {
+        Vec3::new(self.0[0] as f32, self.0[1] as f32, self.0[2] as f32)
+    }
 }
 
 /// A position to three 16-bit UNORM values. An axis with zero extent stores the
@@ -95,6 +146,8 @@ pub struct Quantizer {
     center: Vec3A,
     /// `0.5 / half_extent`, or 0 on a flat axis (every value lands on 0.5).
     scale: Vec3A,
+    /// The grid's cell per axis in steps, `None` for every step.
+    grid: Option<([f32; 3], [u32; 3])>,
 }
 
 impl Quantizer {
@@ -110,7 +163,28 @@ impl Quantizer {
     pub fn new(bounds: &Bounds) -> Self {
         let h = Vec3A::from(bounds.half_extent);
         let scale = Vec3A::select(h.cmpgt(Vec3A::ZERO), Vec3A::splat(0.5) / h, Vec3A::ZERO);
-        Quantizer { center: Vec3A::from(bounds.center), scale }
+        Quantizer { center: Vec3A::from(bounds.center), scale, grid: None }
+    }
+
+    /// The quantizer for positions inside `bounds`, snapped to `grid`: per axis
+    /// the nearest multiple of the cell to the full-precision value (computed
+    /// from the position, not from its rounded code), or 65,535 where that
+    /// multiple would be 65,536. The error is at most half a cell per axis.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use vat_bounds::{Bounds, Grid, Quantizer};
+    /// let bounds = Bounds::from_points([Vec3::ZERO, Vec3::ONE]);
+    /// let quantizer = Quantizer::on_grid(&bounds, &Grid::of_bits(12));
+    /// assert_eq!(quantizer.encode(Vec3::new(0.0, 0.5, 1.0).into()), [0, 32768, 65535]);
+    /// assert_eq!(quantizer.encode(Vec3::new(0.1, 0.2, 0.3).into()), [6560, 13104, 19664]);
+    /// ```
+    pub fn on_grid(bounds: &Bounds, grid: &Grid) -> Self {
+        let quantizer = Quantizer::new(bounds);
+        if grid.is_full() {
+            return quantizer;
+        }
+        Quantizer { grid: Some((grid.0.map(|cell| 1.0 / cell as f32), grid.0)), ..quantizer }
     }
 
     /// `round(clamp((p − center) / half_extent · ½ + ½, 0, 1) · 65535)` per axis,
@@ -118,6 +192,10 @@ impl Quantizer {
     #[inline(always)]
     pub fn encode(&self, p: Vec3A) -> [u16; 3] {
         let unit = ((p - self.center) * self.scale + Vec3A::splat(0.5)).clamp(Vec3A::ZERO, Vec3A::ONE);
+        if let Some((inverse, cell)) = &self.grid {
+            let v = (unit * 65535.0).to_array();
+            return std::array::from_fn(|axis| snap(v[axis], inverse[axis], cell[axis]));
+        }
         let [x, y, z] = (unit * 65535.0 + Vec3A::splat(ROUNDING_BIAS)).to_array();
         [low_bits(x), low_bits(y), low_bits(z)]
     }
@@ -126,6 +204,9 @@ impl Quantizer {
     /// same operations in the same order: the same values.
     #[inline(always)]
     fn encode4(&self, p: &[Vec3A; 4]) -> [[u16; 3]; 4] {
+        if self.grid.is_some() {
+            return p.map(|p| self.encode(p));
+        }
         let axis = |v: Vec4, center: f32, scale: f32| {
             let unit = ((v - Vec4::splat(center)) * scale + Vec4::splat(0.5)).clamp(Vec4::ZERO, Vec4::ONE);
             (unit * 65535.0 + Vec4::splat(ROUNDING_BIAS)).to_array().map(low_bits)
@@ -147,6 +228,15 @@ const ROUNDING_BIAS: f32 = 8_388_608.0;
 #[inline(always)]
 fn low_bits(biased: f32) -> u16 {
     (biased.to_bits() & 0xFFFF) as u16
+}
+
+/// `value` (a position in steps, 0–65,535) to the nearest multiple of `cell`
+/// (`inverse` = 1 / `cell`, both powers of two, so the scaling is exact), kept
+/// within 65,535.
+#[inline(always)]
+fn snap(value: f32, inverse: f32, cell: u32) -> u16 {
+    let cells = low_bits(value * inverse + ROUNDING_BIAS) as u32;
+    (cells * cell).min(65535) as u16
 }
 
 /// The decode formula a shader applies.
@@ -478,5 +568,51 @@ mod tests {
         assert_eq!(&texels[0..3], &[0, 0, 0]);
         // Every normal is +Y: octahedral (0, 1) is code x = 128, y = 255.
         assert!(texels.chunks_exact(4).take(2).all(|texel| texel[3] == (128 << 8) | 255));
+    }
+
+    #[test]
+    fn a_grid_keeps_multiples_of_its_cell_within_half_a_cell() {
+        let bounds = Bounds { center: Vec3::new(0.1, 0.9, -0.3), half_extent: Vec3::new(0.4, 0.9, 0.25) };
+        let grid = Grid([16, 64, 1]);
+        let on_grid = Quantizer::on_grid(&bounds, &grid);
+        let mut worst = Vec3::ZERO;
+        for i in 0..=5000 {
+            let t = i as f32 / 5000.0;
+            let p = bounds.min() + (bounds.max() - bounds.min()) * Vec3::new(t, (t * 7.3).fract(), (t * 3.1).fract());
+            let code = on_grid.encode(Vec3A::from(p));
+            for axis in 0..3 {
+                let cell = grid.0[axis] as u16;
+                assert!(code[axis].is_multiple_of(cell) || code[axis] == 65535, "{code:?} on {grid:?}");
+            }
+            worst = worst.max((decode_position(code, &bounds) - p).abs());
+        }
+        let half_cell =
+            bounds.step() * grid.cell() * 0.5 + bounds.max().abs().max(bounds.min().abs()) * 4.0 * f32::EPSILON;
+        assert!(worst.cmple(half_cell).all(), "{worst} vs {half_cell}");
+        // Coarser than a step where the grid is: the worst error is well past half a step.
+        assert!(worst.x > bounds.step().x * 4.0 && worst.y > bounds.step().y * 16.0, "{worst}");
+        assert!(bounds.precision_on(&grid) >= worst.length() * 0.999);
+        // The full grid is the plain quantizer.
+        let p = Vec3A::new(0.3, 1.1, -0.2);
+        assert_eq!(Quantizer::on_grid(&bounds, &Grid::FULL).encode(p), Quantizer::new(&bounds).encode(p));
+        assert_eq!(bounds.precision_on(&Grid::FULL), bounds.precision());
+    }
+
+    #[test]
+    fn the_grid_within_a_tolerance_is_the_coarsest_that_keeps_it() {
+        // Steps of 2/65535 on x, 20/65535 on y, none on z (flat).
+        let bounds = Bounds { center: Vec3::ZERO, half_extent: Vec3::new(1.0, 10.0, 0.0) };
+        let tolerance = 0.001;
+        let grid = Grid::within(&bounds, tolerance);
+        assert_eq!(grid, Grid([32, 2, 1]));
+        assert!(bounds.precision_on(&grid) <= tolerance);
+        // One power of two more on x or y would break it.
+        assert!(bounds.precision_on(&Grid([64, 2, 1])) > tolerance / 3f32.sqrt());
+        assert!((bounds.step() * Vec3::new(32.0, 4.0, 1.0) * 0.5).y > tolerance / 3f32.sqrt());
+        // Below a step: full precision; huge: capped at 2^15 steps.
+        assert_eq!(Grid::within(&bounds, 1e-9), Grid::FULL);
+        assert_eq!(Grid::within(&bounds, 1e9), Grid([32768, 32768, 1]));
+        assert_eq!(Grid::of_bits(12), Grid([16; 3]));
+        assert_eq!(Grid::of_bits(16), Grid::FULL);
     }
 }

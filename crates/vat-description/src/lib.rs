@@ -125,6 +125,13 @@ pub struct Settings {
     /// them; always so for a PNG); `texture.delta` says how to undo it.
     #[serde(default = "delta_absent", skip_serializing_if = "is_no_delta")]
     pub delta: String,
+    /// `--tolerance`: positions snapped to the coarsest grid within this distance, in
+    /// model units (`positions.grid` is the grid it gave). Absent: full precision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f32>,
+    /// `--bits`: significant bits kept per position axis. Absent: 16, every step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u32>,
 }
 
 fn column_order_absent() -> String {
@@ -238,8 +245,18 @@ pub struct Positions {
     /// Half-size of those bounds per axis (0 on a flat axis).
     pub half_extent: [f32; 3],
     /// Largest position error the 16-bit encoding can make with these bounds (half a
-    /// step on every axis: `|half_extent| / 65535`), in model units.
+    /// step on every axis: `|half_extent| / 65535`, or half a grid cell on every axis
+    /// with `grid`), in model units.
     pub precision: f32,
+    /// With `--tolerance` or `--bits`: the grid positions were snapped to, in 16-bit
+    /// steps per axis (powers of two): every stored value is a multiple of its axis's
+    /// cell, or 65535. Decoding is unchanged. Absent: every step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<[u32; 3]>,
+    /// With `grid`: the largest distance measured between an evaluated position and
+    /// its decoded texel over every point and row, in model units (at most `precision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_error: Option<f32>,
 }
 
 /// How the alpha channel decodes to a normal.

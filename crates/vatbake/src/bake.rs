@@ -18,7 +18,7 @@ use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 use crate::slots;
 use crate::staging::Staged;
-use crate::texels;
+use crate::texels::{self, Quantizing};
 
 /// The tool's name and version, as written into every output.
 pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
@@ -220,8 +220,10 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             .filter(|d| d.decimated)
             .map(|d| measure(&source.model, d, &posed.rig, &clips, &clip_rows, &posed.poses, &posed.entries, &bounds)))
     })?;
+    let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
-    let texture = clock.stage("pack", || pack(&posed, &layout, &bounds, settings, watch, &mut staged, &mut found))?;
+    let texture =
+        clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
     drop(posed.poses);
     let encoded = clock.stage("encode", || {
@@ -232,7 +234,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             &posed.columns,
             posed.entries,
             &layout,
-            &bounds,
+            &quantizing,
             &texture,
             decimation.clone(),
             settings,
@@ -255,7 +257,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         texture_bytes: texture.bytes,
         mesh_bytes: encoded.glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
-        precision: bounds.precision(),
+        precision: description.positions.precision,
         size_ratio: posed.size_ratio,
         decimation,
         notes: found.notes,
@@ -546,6 +548,8 @@ struct PackedTexture {
     parts_ms: (f64, f64, f64),
     /// SHA-256 of the texture file, hex.
     sha256: String,
+    /// The largest position error measured on a coarser grid (0 at full precision).
+    max_error: f32,
 }
 
 /// A file writer that counts the time spent in its writes and seeks (in
@@ -589,7 +593,7 @@ fn nanos_ms(nanos: u64) -> f64 {
 fn pack(
     posed: &Posed,
     layout: &Layout,
-    bounds: &Bounds,
+    quantizing: &Quantizing,
     settings: &BakeSettings,
     watch: &dyn Watch,
     staged: &mut Staged,
@@ -621,7 +625,7 @@ fn pack(
             };
             let (width, height) = (layout.width as u32, layout.height as u32);
             let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
-            let mut evaluating = std::time::Duration::ZERO;
+            let mut streamed = None;
             let bytes = staged
                 .write_with(&name, |file| {
                     let file = TimedFile { file, spent: &writing };
@@ -637,8 +641,13 @@ fn pack(
                     let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first);
                     let mut stored = Vec::new();
                     watch.rows(0, layout.height);
-                    evaluating =
-                        texels::stream_texels(&posed.rig, &posed.poses, layout, &posed.columns, bounds, |rows| {
+                    streamed = Some(texels::stream_texels(
+                        &posed.rig,
+                        &posed.poses,
+                        layout,
+                        &posed.columns,
+                        quantizing,
+                        |rows| {
                             let rows = if settings.delta == crate::delta::Delta::None {
                                 rows
                             } else {
@@ -655,20 +664,23 @@ fn pack(
                                 return Err(vat_ktx2::Ktx2Error::Io(stop));
                             }
                             Ok::<(), vat_ktx2::Ktx2Error>(())
-                        })?;
+                        },
+                    )?);
                     let mut writer = Some(writer);
                     timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
                     Ok(())
                 })
                 .map_err(output)?;
             let (writing, in_writer) = (writing.into_inner(), in_writer.into_inner());
+            let streamed = streamed.expect("the texture was streamed");
             let parts_ms = (
-                nanos_ms(evaluating.as_nanos() as u64),
+                nanos_ms(streamed.evaluating.as_nanos() as u64),
                 nanos_ms(in_writer.saturating_sub(writing)),
                 nanos_ms(writing),
             );
             let sha256 = staged.sha256(&name).map_err(output)?;
-            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256 })
+            let max_error = streamed.max_error;
+            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256, max_error })
         }
         TextureFormat::Png => {
             found.warnings.push(
@@ -679,7 +691,7 @@ fn pack(
                 .advice("ship the KTX2 unless a tool can read nothing else"),
             );
             let at = Instant::now();
-            let texels = texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, bounds);
+            let (texels, max_error) = texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, quantizing);
             let evaluated = ms(at);
             let at = Instant::now();
             let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
@@ -689,7 +701,8 @@ fn pack(
             staged.write(&name, &png).map_err(output)?;
             let parts_ms = (evaluated, compressed, ms(at));
             let sha256 = description::sha256_hex(&png);
-            Ok(PackedTexture { name, bytes: png.len() as u64, container, supercompression: "none", parts_ms, sha256 })
+            let bytes = png.len() as u64;
+            Ok(PackedTexture { name, bytes, container, supercompression: "none", parts_ms, sha256, max_error })
         }
     }
 }
@@ -710,11 +723,12 @@ fn encode(
     columns: &Columns,
     entries: Vec<ClipEntry>,
     layout: &Layout,
-    bounds: &Bounds,
+    quantizing: &Quantizing,
     texture: &PackedTexture,
     decimation: Option<description::Decimation>,
     settings: &BakeSettings,
 ) -> Result<Encoded> {
+    let (bounds, grid) = (&quantizing.bounds, &quantizing.grid);
     let (rest_positions, rest_normals) = rest;
     let rest_bounds = Bounds::from_points(rest_positions.iter().copied());
     let glb = rest_mesh::write_glb(&RestMesh {
@@ -765,7 +779,9 @@ fn encode(
             encoding: "unorm16".into(),
             center: bounds.center.to_array(),
             half_extent: bounds.half_extent.to_array(),
-            precision: bounds.precision(),
+            precision: bounds.precision_on(grid),
+            grid: (!grid.is_full()).then_some(grid.0),
+            max_error: (!grid.is_full()).then_some(texture.max_error),
         },
         normals: Normals {
             channel: "a".into(),

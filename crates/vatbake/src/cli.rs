@@ -179,6 +179,15 @@ pub struct BakeArgs {
     /// for players that cannot undo it. [default: second; none with --texture-format png]
     #[arg(long, value_name = "none|row|second")]
     pub delta: Option<vatbake::delta::Delta>,
+    /// Keep positions only this close (model units): each axis snapped to the coarsest power-of-two grid of
+    /// 16-bit steps within the distance, for a smaller texture. The texels stay 16-bit; the description
+    /// records the grid and the largest error measured. [default: every step]
+    #[arg(long, value_name = "DIST", conflicts_with = "bits", allow_negative_numbers = true)]
+    pub tolerance: Option<f32>,
+    /// Keep N significant bits per position axis (1–16), the low bits of each 16-bit value zero.
+    /// [default: 16]
+    #[arg(long, value_name = "N")]
+    pub bits: Option<u32>,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -212,6 +221,8 @@ impl BakeArgs {
             durable: self.durable,
             column_order: Some(self.column_order),
             delta: self.delta,
+            tolerance: self.tolerance,
+            bits: self.bits,
         };
         options.settings(self.input, self.out_dir)
     }

@@ -59,6 +59,8 @@ pub struct DescriptionSummary {
     pub diagonal: f32,
     /// The 16-bit position precision, in model units.
     pub precision: f32,
+    /// The coarser grid positions were snapped to (`--tolerance`, `--bits`), in steps per axis.
+    pub grid: Option<[u32; 3]>,
     /// The normal encoding's largest error, in degrees.
     pub normal_max_error_degrees: f32,
     /// The decimation and its error, if any.
@@ -255,6 +257,7 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         bounds_max: bounds.max().to_array(),
         diagonal: bounds.diagonal(),
         precision: d.positions.precision,
+        grid: d.positions.grid,
         normal_max_error_degrees: d.normals.max_error_degrees,
         decimation: d.decimation,
         clips: d.clips,

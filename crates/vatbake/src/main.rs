@@ -196,7 +196,12 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
         messages::bytes(report.raw_texel_bytes),
         messages::bytes(report.mesh_bytes),
     );
-    out!("  precision {:.3e} model units; {:.0} ms", report.precision, report.timings_ms.total);
+    let positions = &report.description.positions;
+    let grid = match (positions.grid, positions.max_error) {
+        (Some([x, y, z]), Some(max)) => format!(" on a {x}×{y}×{z}-step grid, measured max {max:.3e}"),
+        _ => String::new(),
+    };
+    out!("  precision {:.3e} model units{grid}; {:.0} ms", report.precision, report.timings_ms.total);
     if let Some(d) = &report.decimation {
         out!(
             "  decimated {} → {} points; distance to the full model: max {:.3e} ({:.2}% of the bounds diagonal), \

@@ -187,11 +187,12 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 d.mesh.triangles
             );
             out!(
-                "  bounds    {} .. {}, diagonal {:.4}; precision {:.3e}; normals within {}°",
+                "  bounds    {} .. {}, diagonal {:.4}; precision {:.3e}{}; normals within {}°",
                 v3(d.bounds_min),
                 v3(d.bounds_max),
                 d.diagonal,
                 d.precision,
+                d.grid.map_or(String::new(), |[x, y, z]| format!(" (a {x}×{y}×{z}-step grid)")),
                 d.normal_max_error_degrees
             );
             match &d.decimation {
@@ -208,7 +209,7 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 ),
             }
             out!(
-                "  settings  fps {}, points {}, max width {}, columns {}, delta {}, zstd {}{}, merge {}",
+                "  settings  fps {}, points {}, max width {}, columns {}, delta {}, zstd {}{}, merge {}{}",
                 d.settings.fps,
                 d.settings.points,
                 d.settings.max_width,
@@ -216,7 +217,12 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 d.settings.delta,
                 d.settings.zstd_level,
                 if d.settings.zstd_long { " (long window)" } else { "" },
-                d.settings.merge_clips
+                d.settings.merge_clips,
+                match (d.settings.tolerance, d.settings.bits) {
+                    (Some(t), _) => format!(", tolerance {t}"),
+                    (_, Some(b)) => format!(", bits {b}"),
+                    _ => String::new(),
+                }
             );
             for c in &d.clips {
                 out!(

@@ -121,6 +121,34 @@ pub struct BakeSettings {
     pub column_order: vat_model::ColumnOrder,
     /// The delta the texture's rows are stored under (`--delta`).
     pub delta: crate::delta::Delta,
+    /// How finely positions are kept (`--tolerance`, `--bits`).
+    pub precision: Precision,
+}
+
+/// How finely positions are kept: every 16-bit step (the default), or snapped to
+/// a coarser grid the compressor squeezes better. The texels stay 16-bit UNORM
+/// either way; a reader decodes them with the same formula.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Precision {
+    /// Every 16-bit step.
+    #[default]
+    Full,
+    /// `--bits N`: N significant bits per axis (1–16).
+    Bits(u32),
+    /// `--tolerance DIST`: the coarsest power-of-two grid whose error stays within
+    /// DIST model units (straight-line distance).
+    Tolerance(f32),
+}
+
+impl Precision {
+    /// The grid positions in `bounds` are snapped to.
+    pub fn grid(&self, bounds: &vat_bounds::Bounds) -> vat_bounds::Grid {
+        match *self {
+            Precision::Full => vat_bounds::Grid::FULL,
+            Precision::Bits(bits) => vat_bounds::Grid::of_bits(bits),
+            Precision::Tolerance(tolerance) => vat_bounds::Grid::within(bounds, tolerance),
+        }
+    }
 }
 
 impl BakeSettings {
@@ -155,6 +183,14 @@ impl BakeSettings {
             merge_clips: self.merge_clips.as_str().to_string(),
             column_order: self.column_order.as_str().to_string(),
             delta: self.delta.as_str().to_string(),
+            tolerance: match self.precision {
+                Precision::Tolerance(t) => Some(t),
+                _ => None,
+            },
+            bits: match self.precision {
+                Precision::Bits(b) => Some(b),
+                _ => None,
+            },
         }
     }
 }
@@ -232,6 +268,10 @@ pub struct BakeOptions {
     /// The delta the texture's rows are stored under: none (default), row or second.
     #[serde(default, deserialize_with = "delta")]
     pub delta: Option<crate::delta::Delta>,
+    /// Snap positions to the coarsest grid within this distance (model units).
+    pub tolerance: Option<f32>,
+    /// Keep this many significant bits per position axis (1–16).
+    pub bits: Option<u32>,
 }
 
 /// A delta from its name (`"none"`, `"row"`, `"second"`).
@@ -321,6 +361,24 @@ impl BakeOptions {
                 "--delta {delta} with --texture-format png: the delta modes are for the KTX2 texture (a PNG has its own row filters); drop one"
             )));
         }
+        let precision = match (self.tolerance, self.bits) {
+            (Some(_), Some(_)) => {
+                return Err(Error::usage("--tolerance and --bits: both set the position grid; give one or the other"))
+            }
+            (Some(t), None) if !(t.is_finite() && t > 0.0) => {
+                return Err(Error::usage(format!(
+                    "--tolerance {t}: give the largest position error you accept, in model units, above 0"
+                )))
+            }
+            (Some(t), None) => Precision::Tolerance(t),
+            (None, Some(b)) if !(1..=16).contains(&b) => {
+                return Err(Error::usage(format!(
+                    "--bits {b}: give 1 to 16 significant bits per axis (16: every step)"
+                )))
+            }
+            (None, Some(16)) | (None, None) => Precision::Full,
+            (None, Some(b)) => Precision::Bits(b),
+        };
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
@@ -354,6 +412,7 @@ impl BakeOptions {
             durable: self.durable,
             column_order: self.column_order.unwrap_or_default(),
             delta,
+            precision,
         })
     }
 }

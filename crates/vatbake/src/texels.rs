@@ -13,12 +13,13 @@
 //! Work is split by image rows (one row of one band); each depends only on its
 //! own pose and points, so the bytes are the same at any thread count.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
-use vat_bounds::{Bounds, Quantizer};
+use vat_bounds::{Bounds, Grid, Quantizer};
 use vat_model::{Clip, ClipRows, Columns, Layout};
 use vat_skin::{Rig, RowPose};
 
@@ -75,13 +76,43 @@ struct Extent {
     probe: Vec3A,
 }
 
-/// RGBA16 texels of every image row: RGB the position against `bounds`, A the
+/// How positions become texels: the box they are quantized against, and the
+/// grid they are snapped to ([`Grid::FULL`]: every 16-bit step).
+#[derive(Clone, Copy, Debug)]
+pub struct Quantizing {
+    /// The box around every row.
+    pub bounds: Bounds,
+    /// The grid positions are snapped to (`--tolerance`, `--bits`).
+    pub grid: Grid,
+}
+
+impl Quantizing {
+    /// Full precision against `bounds`.
+    #[cfg(test)]
+    pub fn full(bounds: Bounds) -> Self {
+        Quantizing { bounds, grid: Grid::FULL }
+    }
+}
+
+/// What streaming the texels measured.
+#[derive(Clone, Copy, Debug)]
+pub struct Streamed {
+    /// Time spent evaluating (filling chunks).
+    pub evaluating: Duration,
+    /// The largest distance between an evaluated position and its decoded texel, in
+    /// model units; measured only on a coarser grid than full precision (0 otherwise).
+    pub max_error: f32,
+}
+
+/// RGBA16 texels of every image row: RGB the position against the box, A the
 /// normal, each column the point `columns` puts there. Texels past the last
-/// column of the last band are zero.
-pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, bounds: &Bounds) -> Vec<u16> {
+/// column of the last band are zero. Also the largest position error, as
+/// [`Streamed::max_error`].
+pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, q: &Quantizing) -> (Vec<u16>, f32) {
     let mut texels = vec![0u16; layout.texels() * 4];
-    fill_rows(rig, poses, layout, columns, &Quantizer::new(bounds), 0, &mut texels);
-    texels
+    let worst = AtomicU32::new(0);
+    fill_rows(rig, poses, layout, columns, q, &worst, 0, &mut texels);
+    (texels, f32::from_bits(worst.into_inner()))
 }
 
 /// Bytes of texels handed on at a time by [`stream_texels`]: a few of zstd's jobs.
@@ -97,37 +128,40 @@ const CHUNKS: usize = 3;
 /// compressing one chunk overlaps with evaluating the next; on one thread it is
 /// called in line (a second thread would only take turns with the first). The
 /// chunks are the same either way. The first error `sink` returns stops the
-/// evaluation and is returned; otherwise the time spent evaluating (filling chunks).
+/// evaluation and is returned; otherwise what the stream measured.
 pub fn stream_texels<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
     columns: &Columns,
-    bounds: &Bounds,
+    q: &Quantizing,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
-) -> Result<Duration, E> {
-    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, sink)
+) -> Result<Streamed, E> {
+    let worst = AtomicU32::new(0);
+    let evaluating = stream_chunks(rig, poses, layout, columns, q, &worst, CHUNK_BYTES, sink)?;
+    Ok(Streamed { evaluating, max_error: f32::from_bits(worst.into_inner()) })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn stream_chunks<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
     columns: &Columns,
-    bounds: &Bounds,
+    q: &Quantizing,
+    worst: &AtomicU32,
     chunk_bytes: usize,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
     let mut evaluating = Duration::ZERO;
     let row_len = layout.width * 4;
     let rows_per_chunk = (chunk_bytes / (row_len * 2)).clamp(1, layout.height.max(1));
-    let quantizer = Quantizer::new(bounds);
     if rayon::current_num_threads() <= 1 {
         let mut chunk = vec![0u16; rows_per_chunk * row_len];
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, q, worst, first_row, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
@@ -157,7 +191,7 @@ fn stream_chunks<E: Send>(
                 }
             };
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, q, worst, first_row, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
@@ -170,15 +204,22 @@ fn stream_chunks<E: Send>(
 
 /// Evaluates and encodes the image rows from `first_row` on into `texels` (whole
 /// rows), in parallel by row. Texels past a band's last column are set to zero.
+/// On a grid coarser than full precision, `worst` is raised to the largest
+/// distance between an evaluated position and its decoded texel (f32 bits: for
+/// distances, which are never negative, the bits order as the values do).
+#[allow(clippy::too_many_arguments)]
 fn fill_rows(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
     columns: &Columns,
-    quantizer: &Quantizer,
+    q: &Quantizing,
+    worst: &AtomicU32,
     first_row: usize,
     texels: &mut [u16],
 ) {
+    let quantizer = &Quantizer::on_grid(&q.bounds, &q.grid);
+    let measure = !q.grid.is_full();
     assert_eq!(poses.len(), layout.rows, "one pose per row");
     assert_eq!(columns.len(), layout.points, "one column per point");
     let in_order = columns.is_identity();
@@ -198,6 +239,13 @@ fn fill_rows(
             let (used, padding) = line.split_at_mut(count * 4);
             vat_bounds::encode_texels(quantizer, positions, normals, used);
             padding.fill(0);
+            if measure {
+                let row_worst = positions.iter().zip(used.chunks_exact(4)).fold(0f32, |w, (&p, texel)| {
+                    let decoded = vat_bounds::decode_position([texel[0], texel[1], texel[2]], &q.bounds);
+                    w.max(decoded.distance(Vec3::from(p)))
+                });
+                worst.fetch_max(row_worst.to_bits(), Ordering::Relaxed);
+            }
         },
     );
 }
@@ -290,9 +338,10 @@ mod tests {
         assert_eq!(bounds, Bounds::of_frames([&frames]));
         // Columns in an order that is neither the source's nor its reverse.
         let columns = Columns::from_points(vec![3, 9, 0, 7, 1, 8, 2, 6, 4, 5]).unwrap();
+        let q = Quantizing::full(bounds);
         let in_source_order =
-            texels(&rig, &poses, &layout, &Columns::new(ColumnOrder::Source, &[Vec3::ZERO; 10]), &bounds);
-        let whole = texels(&rig, &poses, &layout, &columns, &bounds);
+            texels(&rig, &poses, &layout, &Columns::new(ColumnOrder::Source, &[Vec3::ZERO; 10]), &q).0;
+        let whole = texels(&rig, &poses, &layout, &columns, &q).0;
         assert_eq!(whole.len(), 4 * 93 * 4);
         // Each point's texels are the same values, in its own column.
         let at = |texels: &[u16], column: usize, row: usize| {
@@ -316,7 +365,7 @@ mod tests {
             // 5 rows of 32 bytes a chunk: 19 chunks, the last of 3 rows, recycled buffers included.
             let streamed = in_pool(threads, || {
                 let mut streamed = Vec::new();
-                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 5 * 32, |rows: &[u16]| {
+                stream_chunks(&rig, &poses, &layout, &columns, &q, &AtomicU32::new(0), 5 * 32, |rows: &[u16]| {
                     assert_eq!(rows.len() % 16, 0, "whole rows");
                     streamed.extend_from_slice(rows);
                     Ok::<(), ()>(())
@@ -339,14 +388,23 @@ mod tests {
         for threads in [1, 2] {
             let mut calls = 0;
             let result = in_pool(threads, || {
-                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 32, |_: &[u16]| {
-                    calls += 1;
-                    if calls == 3 {
-                        Err("disk full")
-                    } else {
-                        Ok(())
-                    }
-                })
+                stream_chunks(
+                    &rig,
+                    &poses,
+                    &layout,
+                    &columns,
+                    &Quantizing::full(bounds),
+                    &AtomicU32::new(0),
+                    32,
+                    |_: &[u16]| {
+                        calls += 1;
+                        if calls == 3 {
+                            Err("disk full")
+                        } else {
+                            Ok(())
+                        }
+                    },
+                )
             });
             assert_eq!(result, Err("disk full"), "{threads} threads");
             assert_eq!(calls, 3, "nothing is handed on after the error ({threads} threads)");

@@ -86,7 +86,7 @@ pub struct VerifyReport {
     pub passed: bool,
     /// Diagonal of the bounds of the fresh evaluation, in model units.
     pub diagonal: f32,
-    /// The 16-bit precision those bounds give, in model units.
+    /// The 16-bit precision those bounds give (on the recorded grid, with --tolerance or --bits), in model units.
     pub precision: f32,
     /// The recorded decimation error (0 without decimation), in model units.
     pub decimation_error: f32,
@@ -393,15 +393,19 @@ fn compare(
     let decimation_error = d.decimation.as_ref().map_or(0.0, |dec| dec.max_error);
     let normal_tolerance = vat_bounds::NORMAL_MAX_ERROR_DEGREES + NORMAL_SLACK_DEGREES;
     // Before the comparison gives the fresh bounds: the recorded ones.
+    // Positions snapped to a coarser grid (--tolerance, --bits) may be half a cell off.
+    let grid = vat_bounds::Grid(d.positions.grid.unwrap_or(vat_bounds::Grid::FULL.0));
     let tolerance_of = |b: &Bounds| {
-        b.precision() * 1.001 + decimation_error + 2.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
+        b.precision_on(&grid) * 1.001
+            + decimation_error
+            + 2.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
     };
     let mut report = VerifyReport {
         description: PathBuf::new(),
         source: PathBuf::new(),
         passed: false,
         diagonal: recorded_bounds.diagonal(),
-        precision: recorded_bounds.precision(),
+        precision: recorded_bounds.precision_on(&grid),
         decimation_error,
         tolerance: tolerance_of(&recorded_bounds),
         normal_tolerance_degrees: normal_tolerance,
@@ -513,7 +517,7 @@ fn compare(
         .then(|| Bounds::from_points([Vec3::from(lo), Vec3::from(hi)]));
     if let Some(b) = &fresh_bounds {
         report.diagonal = b.diagonal();
-        report.precision = b.precision();
+        report.precision = b.precision_on(&grid);
         report.tolerance = tolerance_of(b);
         let off = (b.center - recorded_bounds.center).abs().max((b.half_extent - recorded_bounds.half_extent).abs());
         if off.max_element() > b.precision() {

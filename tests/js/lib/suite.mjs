@@ -265,6 +265,35 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
       assert.ok(w.e <= EVAL_TOLERANCE * scale, `clip "${w.clip}" row ${w.k} point ${w.i} axis ${w.axis}: ${fmt(w.e)} beyond half a step; three ${fmtV(w.expected)} vat ${fmtV(w.got)}`);
     });
 
+    test('a coarser grid: stored values on it, and the recorded error is three.js\'s', opts, async (t) => {
+      const { desc, texture } = baked();
+      const grid = desc.positions.grid;
+      if (!grid) {
+        assert.equal(desc.positions.max_error, undefined, 'max_error only with a grid');
+        return;
+      }
+      // Every position value (delta undone) is a multiple of its axis's cell, or 65535.
+      let off = 0;
+      for (let i = 0; i < texture.texels.length; i += 4) {
+        for (let c = 0; c < 3; c++) {
+          const v = texture.texels[i + c];
+          if (v % grid[c] !== 0 && v !== 65535) off++;
+        }
+      }
+      assert.equal(off, 0, `${off} position values off the grid ${grid}`);
+      // precision is half a cell on every axis; max_error is what three.js measures too.
+      const bound = Math.hypot(...desc.positions.half_extent.map((h, c) => (h / 65535) * grid[c]));
+      assert.ok(Math.abs(desc.positions.precision - bound) <= 1e-6 * bound, `precision ${desc.positions.precision}, half a cell ${bound}`);
+      const result = await comparison();
+      const diag = 2 * Math.hypot(...desc.positions.half_extent);
+      const scale = diag + 2 * Math.hypot(...desc.positions.center);
+      t.diagnostic(`${label}: grid ${grid}; max_error ${fmt(desc.positions.max_error)}, three.js measures ${fmt(result.worstPos.d)}, precision ${fmt(desc.positions.precision)}`);
+      assert.ok(desc.positions.max_error <= desc.positions.precision, 'max_error within precision');
+      assert.ok(Math.abs(result.worstPos.d - desc.positions.max_error) <= EVAL_TOLERANCE * scale,
+        `three.js's worst distance ${result.worstPos.d} against the recorded ${desc.positions.max_error}`);
+      if (desc.settings.tolerance !== undefined) assert.ok(desc.positions.precision <= desc.settings.tolerance, 'within --tolerance');
+    });
+
     test(`three.js: normals within ${NORMAL_TOLERANCE_DEG}° on every row`, opts, async (t) => {
       const result = await comparison();
       assert.ok(Object.keys(result.worstNor).length > 0, 'no normal was compared');
@@ -371,8 +400,10 @@ function compareAll(desc, texture, uv1, src) {
   const worstNor = {}; // by kind: 'source' NORMAL or 'generated' by three
   const generated = new Uint8Array(src.points);
   for (const r of src.ranges) if (r.object.userData.vatGeneratedNormals) generated.fill(1, r.start, r.start + r.count);
-  // Half a unorm16 step per axis: what quantization alone may cost.
-  const halfStep = desc.positions.half_extent.map((h) => h / 65535);
+  // Half a unorm16 step per axis: what quantization alone may cost; half a grid cell
+  // with --tolerance or --bits (positions.grid, docs/FORMAT.md).
+  const cell = desc.positions.grid ?? [1, 1, 1];
+  const halfStep = desc.positions.half_extent.map((h, c) => (h / 65535) * cell[c]);
   const worstExcess = { e: -Infinity };
   for (const clip of desc.clips) {
     const anims = sourceClips(clip, src.gltf);
