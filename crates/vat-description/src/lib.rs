@@ -125,6 +125,10 @@ pub struct Settings {
     /// them; always so for a PNG); `texture.delta` says how to undo it.
     #[serde(default = "delta_absent", skip_serializing_if = "is_no_delta")]
     pub delta: String,
+    /// The other tool's format written beside the bake (`--format`): "openvat", "vat3"
+    /// or "playcanvas"; absent for the bake's own files alone (docs/targets/).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 fn column_order_absent() -> String {

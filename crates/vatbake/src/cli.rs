@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use vatbake::settings::{
-    BakeOptions, BakeSettings, PointBudget, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH, DEFAULT_ZSTD_LEVEL,
+    BakeOptions, BakeSettings, OutputFormat, PointBudget, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH, DEFAULT_ZSTD_LEVEL,
 };
 use vatbake::{AuditSettings, Error};
 
@@ -179,6 +179,10 @@ pub struct BakeArgs {
     /// for players that cannot undo it. [default: second; none with --texture-format png]
     #[arg(long, value_name = "none|row|second")]
     pub delta: Option<vatbake::delta::Delta>,
+    /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
+    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body) or playcanvas (the engine's .vat).
+    #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas")]
+    pub format: OutputFormat,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -212,6 +216,7 @@ impl BakeArgs {
             durable: self.durable,
             column_order: Some(self.column_order),
             delta: self.delta,
+            format: Some(self.format),
         };
         options.settings(self.input, self.out_dir)
     }

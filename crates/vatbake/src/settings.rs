@@ -74,6 +74,52 @@ impl TextureFormat {
     }
 }
 
+/// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The description, the KTX2 (or PNG) texture and the rest mesh alone.
+    #[default]
+    Vatbake,
+    /// Also OpenVAT's 16-bit PNG of offsets, normals PNG, remap JSON and mesh.
+    Openvat,
+    /// Also SideFX Labs VAT 3 soft-body textures, data JSON and mesh.
+    Vat3,
+    /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
+    Playcanvas,
+}
+
+impl OutputFormat {
+    /// Every format, in the order `--help` and the errors list them.
+    pub const ALL: [OutputFormat; 4] =
+        [OutputFormat::Vatbake, OutputFormat::Openvat, OutputFormat::Vat3, OutputFormat::Playcanvas];
+
+    /// The name `--format` takes and the description records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Vatbake => "vatbake",
+            OutputFormat::Openvat => "openvat",
+            OutputFormat::Vat3 => "vat3",
+            OutputFormat::Playcanvas => "playcanvas",
+        }
+    }
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        OutputFormat::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = OutputFormat::ALL.iter().map(|f| f.as_str()).collect();
+            format!("\"{s}\" is not an output format: give one of {}", names.join(", "))
+        })
+    }
+}
+
+impl std::fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
@@ -121,6 +167,8 @@ pub struct BakeSettings {
     pub column_order: vat_model::ColumnOrder,
     /// The delta the texture's rows are stored under (`--delta`).
     pub delta: crate::delta::Delta,
+    /// Another tool's files written beside the bake (`--format`).
+    pub format: OutputFormat,
 }
 
 impl BakeSettings {
@@ -155,6 +203,7 @@ impl BakeSettings {
             merge_clips: self.merge_clips.as_str().to_string(),
             column_order: self.column_order.as_str().to_string(),
             delta: self.delta.as_str().to_string(),
+            format: (self.format != OutputFormat::Vatbake).then(|| self.format.as_str().to_string()),
         }
     }
 }
@@ -232,6 +281,14 @@ pub struct BakeOptions {
     /// The delta the texture's rows are stored under: none (default), row or second.
     #[serde(default, deserialize_with = "delta")]
     pub delta: Option<crate::delta::Delta>,
+    /// Another tool's files to write beside the bake: vatbake (none, the default), openvat, vat3, playcanvas.
+    #[serde(default, deserialize_with = "output_format")]
+    pub format: Option<OutputFormat>,
+}
+
+/// An output format from its name (`"openvat"`, …).
+fn output_format<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<OutputFormat>, D::Error> {
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A delta from its name (`"none"`, `"row"`, `"second"`).
@@ -354,6 +411,7 @@ impl BakeOptions {
             durable: self.durable,
             column_order: self.column_order.unwrap_or_default(),
             delta,
+            format: self.format.unwrap_or_default(),
         })
     }
 }
