@@ -37,7 +37,7 @@ use glam::{DVec3, Vec2, Vec3};
 
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
-pub use vat3::vat3;
+pub use vat3::{vat3, VAT3_NOT_WRITTEN};
 
 /// A bake, as plain data.
 pub struct Baked<'a> {
@@ -129,7 +129,8 @@ pub fn decode_octahedral(code: u16) -> DVec3 {
     let (x, y) = (unit(code >> 8), unit(code & 0xff));
     let z = 1.0 - x.abs() - y.abs();
     let sign = |v: f64| if v >= 0.0 { 1.0 } else { -1.0 };
-    let n = if z < 0.0 { DVec3::new((1.0 - y.abs()) * sign(x), (1.0 - x.abs()) * sign(y), z) } else { DVec3::new(x, y, z) };
+    let n =
+        if z < 0.0 { DVec3::new((1.0 - y.abs()) * sign(x), (1.0 - x.abs()) * sign(y), z) } else { DVec3::new(x, y, z) };
     n.normalize_or(DVec3::Y)
 }
 
@@ -173,6 +174,9 @@ pub enum ExportError {
     /// Too many texels, points or rows for the format's limits; the message says which and what to change.
     #[error("{0}")]
     TooLarge(String),
+    /// The format is named but not written yet; the message says what to use instead.
+    #[error("{0}")]
+    Unsupported(String),
     /// The PNG encoder failed.
     #[error("cannot encode a PNG: {0}")]
     Png(#[from] vat_ktx2::Ktx2Error),

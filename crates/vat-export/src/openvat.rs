@@ -22,9 +22,8 @@ pub fn to_blender(v: DVec3) -> DVec3 {
 /// The OpenVAT export of a bake.
 pub fn openvat(bake: &Baked) -> Result<Export, ExportError> {
     let (points, rows, width, height) = (bake.points(), bake.rows, bake.width, bake.height());
-    let offset = |point: usize, row: usize| {
-        to_blender(bake.position(point, row) - bake.rest_positions[point].as_dvec3())
-    };
+    let offset =
+        |point: usize, row: usize| to_blender(bake.position(point, row) - bake.rest_positions[point].as_dvec3());
     let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
     for point in 0..points {
         for row in 0..rows {
@@ -99,16 +98,19 @@ mod tests {
         assert_eq!(remap["os-remap"]["Frames"].as_u64(), Some(3));
         let image = vat_ktx2::decode_png16(&export.files[0].bytes).unwrap();
         let uv1 = &export.mesh.as_ref().unwrap().uv1;
-        for point in 0..2 {
+        for (point, uv) in uv1.iter().enumerate() {
             for row in 0..3 {
-                let x = (uv1[point].x * 2.0) as usize;
-                let y = (uv1[point].y * 3.0) as usize + row;
+                let x = (uv.x * 2.0) as usize;
+                let y = (uv.y * 3.0) as usize + row;
                 let t = &image.texels[(y * 2 + x) * 4..];
                 let o: Vec<f64> = (0..3).map(|a| lo[a] + t[a] as f64 / 65535.0 * (hi[a] - lo[a])).collect();
                 let engine = DVec3::new(o[0], o[2], -o[1]) + bake.rest_positions[point].as_dvec3();
                 let want = bake.position(point, row);
                 let step = DVec3::new(hi[0] - lo[0], hi[2] - lo[2], hi[1] - lo[1]) / 65535.0;
-                assert!(((engine - want).abs() - step * 0.5).max_element() <= 1e-6, "{point} {row}: {engine} vs {want}");
+                assert!(
+                    ((engine - want).abs() - step * 0.5).max_element() <= 1e-6,
+                    "{point} {row}: {engine} vs {want}"
+                );
             }
         }
     }

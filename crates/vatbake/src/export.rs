@@ -67,7 +67,9 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
         clips: &clips,
     };
     let export = writer(&baked).map_err(|e| match e {
-        vat_export::ExportError::TooLarge(message) => Error::usage(message),
+        vat_export::ExportError::TooLarge(message) | vat_export::ExportError::Unsupported(message) => {
+            Error::usage(message)
+        }
         other => Error::output(format!("--format {}: {other}", settings.format)),
     })?;
     let mut files: Vec<(String, Vec<u8>)> = export.files.into_iter().map(|f| (f.name, f.bytes)).collect();

@@ -61,12 +61,7 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
         Some(uv1) => uv1.first().map_or([0.0; 2], |uv| uv.to_array()),
         None => mesh.layout.column_uv(0),
     };
-    let uv1 = attribute(
-        (0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect(),
-        "VEC2",
-        2,
-        false,
-    );
+    let uv1 = attribute((0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect(), "VEC2", 2, false);
 
     let mut primitives = Vec::new();
     for part in model.parts.iter().filter(|p| p.triangle_count > 0) {
