@@ -37,7 +37,8 @@ fn each_format_writes_its_players_files_beside_the_bake() {
         ("playcanvas", &["rigged-simple.vat"][..]),
         (
             "openvat",
-            &["rigged-simple-remap_info.json", "rigged-simple-vnrm.png", "rigged-simple.glb", "rigged-simple.png"][..],
+            &["rigged-simple-remap_info.json", "rigged-simple-vnrm.png", "rigged-simple-mesh.glb", "rigged-simple.png"]
+                [..],
         ),
     ] {
         let (dir, description) = bake(&model, &["--points", "all", "--format", format]);
@@ -111,4 +112,19 @@ fn a_wrong_or_unwritten_target_and_vat3_are_refused_with_exit_2_and_nothing_writ
     assert!(!out.exists(), "nothing written");
     let (code, message) = run(&["--target", "three", "-q"]);
     assert_eq!(code, Some(0), "{message}");
+}
+
+#[test]
+fn openvat_refuses_the_source_models_own_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("rigged-simple.gltf");
+    std::fs::copy(fixture("RiggedSimple/rigged-simple.gltf"), &model).unwrap();
+    let o = vatbake(&["bake", model.to_str().unwrap(), "-o", dir.path().to_str().unwrap(), "--format", "openvat"]);
+    let message = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("the folder of the model") && message.contains("give -o a folder of its own"),
+        "{message}"
+    );
+    assert_eq!(files(dir.path()), ["rigged-simple.gltf"], "nothing written");
 }

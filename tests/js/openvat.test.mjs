@@ -46,7 +46,7 @@ for (const model of MODELS) {
     const normalsImage = readPng16(new Uint8Array(fs.readFileSync(path.join(dir, `${stem}-vnrm.png`))));
     assert.deepEqual([image.width, image.height], [desc.texture.width, desc.texture.height]);
     assert.deepEqual([normalsImage.width, normalsImage.height], [image.width, image.height]);
-    const meshFile = path.join(dir, `${stem}.glb`);
+    const meshFile = path.join(dir, `${stem}-mesh.glb`);
     const rest = attribute(meshFile, 'POSITION');
     const uv2 = attribute(meshFile, 'TEXCOORD_1');
     const [min, max] = [remap.Min, remap.Max];

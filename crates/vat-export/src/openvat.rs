@@ -6,7 +6,8 @@
 //! `offset = Min + tex · (Max − Min)` and moves the rest vertex by
 //! `(offset.x, offset.z, −offset.y)`; its separate normal texture holds `(n + 1) / 2` in the
 //! same Blender axes. We write `<name>.png`, `<name>-vnrm.png`, `<name>-remap_info.json` and
-//! ask for `<name>.glb`.
+//! ask for `<name>-mesh.glb` (OpenVAT names it `<name>.glb` in a folder of its own; beside
+//! the bake that name is the source model's).
 
 use glam::{DVec3, Vec2};
 use serde_json::json;
@@ -79,7 +80,7 @@ pub fn openvat(bake: &Baked) -> Result<Export, ExportError> {
             ExportFile { name: format!("{}-vnrm.png", bake.name), bytes: png(normals)? },
             ExportFile { name: format!("{}-remap_info.json", bake.name), bytes: json_indent4(&remap) },
         ],
-        mesh: Some(MeshRequest { file: format!("{}.glb", bake.name), uv1 }),
+        mesh: Some(MeshRequest { file: format!("{}-mesh.glb", bake.name), uv1 }),
     })
 }
 

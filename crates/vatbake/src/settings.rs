@@ -345,6 +345,13 @@ pub struct BakeOptions {
     pub target: Option<Target>,
 }
 
+/// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
+fn same_folder(input: &std::path::Path, out_dir: &std::path::Path) -> bool {
+    let folder = input.parent().map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
+    let resolve = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    folder.is_some_and(|f| resolve(f) == resolve(out_dir))
+}
+
 /// A target from its name (`"three"`, …).
 fn target<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Target>, D::Error> {
     String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
@@ -443,6 +450,13 @@ impl BakeOptions {
             )));
         }
         let format = self.format.unwrap_or_default();
+        if format == OutputFormat::Openvat && same_folder(&input, &out_dir) {
+            return Err(Error::usage(format!(
+                "--format openvat into {}, the folder of the model: its <name>.png and <name>-mesh.glb could overwrite \
+                 the source's own files; give -o a folder of its own",
+                out_dir.display()
+            )));
+        }
         if format == OutputFormat::Vat3 {
             return Err(Error::usage(vat_export::VAT3_NOT_WRITTEN));
         }
