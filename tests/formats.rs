@@ -128,3 +128,29 @@ fn openvat_refuses_the_source_models_own_folder() {
     );
     assert_eq!(files(dir.path()), ["rigged-simple.gltf"], "nothing written");
 }
+
+#[test]
+fn a_roster_sets_the_format_per_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["rigged-simple.gltf", "rigged-simple.bin"] {
+        std::fs::copy(fixture(&format!("RiggedSimple/{file}")), dir.path().join(file)).unwrap();
+    }
+    let roster = dir.path().join("roster.toml");
+    std::fs::write(
+        &roster,
+        "output = \"out\"\n[defaults]\npoints = \"all\"\n\n\
+         [[unit]]\nname = \"web\"\nsource = \"rigged-simple.gltf\"\nformat = \"playcanvas\"\n\n\
+         [[unit]]\nname = \"plain\"\nsource = \"rigged-simple.gltf\"\n",
+    )
+    .unwrap();
+    let o = vatbake(&["roster", roster.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    assert_eq!(files(&out), ["plain", "web"], "one folder per unit");
+    let (web, plain) = (files(&out.join("web")), files(&out.join("plain")));
+    assert!(web.contains(&"web.vat".to_string()), "{web:?}");
+    assert_eq!(plain, ["plain.rest.glb", "plain.vat.json", "plain.vat.ktx2"]);
+    let web: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("web").join("web.vat.json")).unwrap()).unwrap();
+    assert_eq!(web["settings"]["format"], "playcanvas");
+}
