@@ -4,7 +4,8 @@
 //! them, the texture layout, the bounds, the rest pose and the clips) and returns the files
 //! one other format's players expect, named as they expect them: [`playcanvas`] (the
 //! PlayCanvas engine's `.vat` container), [`openvat`] (OpenVAT's 16-bit PNG of offsets,
-//! remap JSON and normals) and [`vat3`] (SideFX Labs VAT 3 soft-body). Every position is
+//! remap JSON and normals); [`vat3`] (SideFX Labs VAT 3 soft-body) is named and refused
+//! with the reason ([`VAT3_NOT_WRITTEN`]). Every position is
 //! taken from the bake's own decode of its texels, so an export decodes to the bake's
 //! positions within half a step of the export's own quantization.
 //!
