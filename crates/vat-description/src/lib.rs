@@ -132,6 +132,10 @@ pub struct Settings {
     /// `--bits`: significant bits kept per position axis. Absent: 16, every step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bits: Option<u32>,
+    /// The other tool's format written beside the bake (`--format`): "openvat", "vat3"
+    /// or "playcanvas"; absent for the bake's own files alone (docs/targets/).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 fn column_order_absent() -> String {

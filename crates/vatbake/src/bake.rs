@@ -225,6 +225,9 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let texture =
         clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
+    // Another tool's format is re-packed from the plain texels (`--format`).
+    let plain = (settings.format != crate::settings::OutputFormat::Vatbake)
+        .then(|| texels::texels(&posed.rig, &posed.poses, &layout, &posed.columns, &quantizing).0);
     drop(posed.poses);
     let encoded = clock.stage("encode", || {
         encode(
@@ -237,6 +240,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             &quantizing,
             &texture,
             decimation.clone(),
+            plain.as_deref(),
             settings,
         )
     })?;
@@ -710,6 +714,8 @@ fn pack(
 /// The rest mesh and the description, encoded.
 struct Encoded {
     glb: Vec<u8>,
+    /// Another tool's files (`--format`), as (name, bytes).
+    exports: Vec<(String, Vec<u8>)>,
     description: Description,
     description_json: Vec<u8>,
 }
@@ -726,6 +732,7 @@ fn encode(
     quantizing: &Quantizing,
     texture: &PackedTexture,
     decimation: Option<description::Decimation>,
+    plain: Option<&[u16]>,
     settings: &BakeSettings,
 ) -> Result<Encoded> {
     let (bounds, grid) = (&quantizing.bounds, &quantizing.grid);
@@ -741,6 +748,7 @@ fn encode(
         columns,
         bounds_min: bounds.min().min(rest_bounds.min()),
         bounds_max: bounds.max().max(rest_bounds.max()),
+        uv1: None,
     })
     .context("cannot encode the rest mesh")?;
     let description = Description {
@@ -797,9 +805,28 @@ fn encode(
         decimation,
         clips: entries,
     };
+    let exports = match plain {
+        Some(texels) => crate::export::files(
+            &crate::export::Finished {
+                model,
+                texels,
+                layout,
+                columns,
+                rest,
+                center: bounds.center,
+                half_extent: bounds.half_extent,
+                entries: &description.clips,
+                bounds_min: bounds.min().min(rest_bounds.min()),
+                bounds_max: bounds.max().max(rest_bounds.max()),
+                generator: GENERATOR,
+            },
+            settings,
+        )?,
+        None => Vec::new(),
+    };
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
     description_json.push(b'\n');
-    Ok(Encoded { glb, description, description_json })
+    Ok(Encoded { glb, exports, description, description_json })
 }
 
 /// Write: the rest mesh and the description staged beside the texture, then all
@@ -807,6 +834,9 @@ fn encode(
 fn write(mut staged: Staged, encoded: &Encoded, settings: &BakeSettings) -> Result<Vec<PathBuf>> {
     let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
     staged.write(&settings.mesh_file(), &encoded.glb).map_err(output)?;
+    for (name, bytes) in &encoded.exports {
+        staged.write(name, bytes).map_err(output)?;
+    }
     staged.write(&settings.description_file(), &encoded.description_json).map_err(output)?;
     Ok(staged.commit().map_err(output)?)
 }

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use vatbake::settings::{
-    BakeOptions, BakeSettings, PointBudget, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH, DEFAULT_ZSTD_LEVEL,
+    BakeOptions, BakeSettings, OutputFormat, PointBudget, Target, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH,
+    DEFAULT_ZSTD_LEVEL,
 };
 use vatbake::{AuditSettings, Error};
 
@@ -188,6 +189,14 @@ pub struct BakeArgs {
     /// [default: 16]
     #[arg(long, value_name = "N")]
     pub bits: Option<u32>,
+    /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
+    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body) or playcanvas (the engine's .vat).
+    #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas")]
+    pub format: OutputFormat,
+    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres). babylon, playcanvas, godot,
+    /// unity and unreal are named but refused: their conversions are not written yet.
+    #[arg(long, default_value = "three", value_name = "three|babylon|playcanvas|godot|unity|unreal")]
+    pub target: Target,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -223,6 +232,8 @@ impl BakeArgs {
             delta: self.delta,
             tolerance: self.tolerance,
             bits: self.bits,
+            format: Some(self.format),
+            target: Some(self.target),
         };
         options.settings(self.input, self.out_dir)
     }

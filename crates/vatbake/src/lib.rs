@@ -29,6 +29,7 @@ pub mod audit;
 pub mod bake;
 pub mod delta;
 pub mod error;
+mod export;
 pub mod inspect;
 pub mod preview;
 mod rest_mesh;

@@ -23,6 +23,9 @@ pub struct RestMesh<'a> {
     /// so POSITION min/max (and any engine's bounding volume) cover every frame.
     pub bounds_min: Vec3,
     pub bounds_max: Vec3,
+    /// TEXCOORD_1 of every point when another format addresses the texture its own
+    /// way (`--format`); `None`: the column uv of docs/FORMAT.md.
+    pub uv1: Option<&'a [Vec2]>,
 }
 
 /// Serializes the rest mesh as GLB bytes. Deterministic: same input, same bytes.
@@ -50,17 +53,15 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
         2,
         false,
     );
-    let corner_uv = mesh.layout.column_uv(0);
-    let uv1 = attribute(
-        (0..points)
-            .map(|p| mesh.layout.column_uv(mesh.columns.column(p)))
-            .chain([corner_uv, corner_uv])
-            .flatten()
-            .collect(),
-        "VEC2",
-        2,
-        false,
-    );
+    let column_uv = |p: usize| match mesh.uv1 {
+        Some(uv1) => uv1[p].to_array(),
+        None => mesh.layout.column_uv(mesh.columns.column(p)),
+    };
+    let corner_uv = match mesh.uv1 {
+        Some(uv1) => uv1.first().map_or([0.0; 2], |uv| uv.to_array()),
+        None => mesh.layout.column_uv(0),
+    };
+    let uv1 = attribute((0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect(), "VEC2", 2, false);
 
     let mut primitives = Vec::new();
     for part in model.parts.iter().filter(|p| p.triangle_count > 0) {

@@ -74,6 +74,106 @@ impl TextureFormat {
     }
 }
 
+/// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The description, the KTX2 (or PNG) texture and the rest mesh alone.
+    #[default]
+    Vatbake,
+    /// Also OpenVAT's 16-bit PNG of offsets, normals PNG, remap JSON and mesh.
+    Openvat,
+    /// Also SideFX Labs VAT 3 soft-body textures, data JSON and mesh.
+    Vat3,
+    /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
+    Playcanvas,
+}
+
+impl OutputFormat {
+    /// Every format, in the order `--help` and the errors list them.
+    pub const ALL: [OutputFormat; 4] =
+        [OutputFormat::Vatbake, OutputFormat::Openvat, OutputFormat::Vat3, OutputFormat::Playcanvas];
+
+    /// The name `--format` takes and the description records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputFormat::Vatbake => "vatbake",
+            OutputFormat::Openvat => "openvat",
+            OutputFormat::Vat3 => "vat3",
+            OutputFormat::Playcanvas => "playcanvas",
+        }
+    }
+}
+
+/// The choice among `all` named `s`, or an error that lists every name (`what`: "a target").
+fn named<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, s: &str, what: &str) -> Result<T, String> {
+    all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+        format!("\"{s}\" is not {what}: give one of {}", names.join(", "))
+    })
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        named(&OutputFormat::ALL, OutputFormat::as_str, s, "an output format")
+    }
+}
+
+impl std::fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The engine a bake is for (`--target`): its axes, handedness, units and uv origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Target {
+    /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
+    #[default]
+    Three,
+    /// Babylon.js (left-handed, Y up): not written yet.
+    Babylon,
+    /// PlayCanvas (right-handed, Y up, metres): not written yet as its own target.
+    Playcanvas,
+    /// Godot (right-handed, Y up, metres): not written yet.
+    Godot,
+    /// Unity (left-handed, Y up, metres, uv origin at the bottom): not written yet.
+    Unity,
+    /// Unreal Engine (left-handed, Z up, centimetres): not written yet.
+    Unreal,
+}
+
+impl Target {
+    /// Every target, in the order `--help` and the errors list them.
+    pub const ALL: [Target; 6] =
+        [Target::Three, Target::Babylon, Target::Playcanvas, Target::Godot, Target::Unity, Target::Unreal];
+
+    /// The name `--target` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Three => "three",
+            Target::Babylon => "babylon",
+            Target::Playcanvas => "playcanvas",
+            Target::Godot => "godot",
+            Target::Unity => "unity",
+            Target::Unreal => "unreal",
+        }
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        named(&Target::ALL, Target::as_str, s, "a target")
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
@@ -123,6 +223,10 @@ pub struct BakeSettings {
     pub delta: crate::delta::Delta,
     /// How finely positions are kept (`--tolerance`, `--bits`).
     pub precision: Precision,
+    /// Another tool's files written beside the bake (`--format`).
+    pub format: OutputFormat,
+    /// The engine the bake is for (`--target`).
+    pub target: Target,
 }
 
 /// How finely positions are kept: every 16-bit step (the default), or snapped to
@@ -191,6 +295,7 @@ impl BakeSettings {
                 Precision::Bits(b) => Some(b),
                 _ => None,
             },
+            format: (self.format != OutputFormat::Vatbake).then(|| self.format.as_str().to_string()),
         }
     }
 }
@@ -272,6 +377,29 @@ pub struct BakeOptions {
     pub tolerance: Option<f32>,
     /// Keep this many significant bits per position axis (1–16).
     pub bits: Option<u32>,
+    /// Another tool's files to write beside the bake: vatbake (none, the default), openvat, vat3, playcanvas.
+    #[serde(default, deserialize_with = "output_format")]
+    pub format: Option<OutputFormat>,
+    /// The engine the bake is for: three (the default; the others are listed but not written yet).
+    #[serde(default, deserialize_with = "target")]
+    pub target: Option<Target>,
+}
+
+/// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
+fn same_folder(input: &std::path::Path, out_dir: &std::path::Path) -> bool {
+    let folder = input.parent().map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
+    let resolve = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    folder.is_some_and(|f| resolve(f) == resolve(out_dir))
+}
+
+/// A target from its name (`"three"`, …).
+fn target<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Target>, D::Error> {
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+/// An output format from its name (`"openvat"`, …).
+fn output_format<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<OutputFormat>, D::Error> {
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A delta from its name (`"none"`, `"row"`, `"second"`).
@@ -379,6 +507,25 @@ impl BakeOptions {
             (None, Some(16)) | (None, None) => Precision::Full,
             (None, Some(b)) => Precision::Bits(b),
         };
+        let format = self.format.unwrap_or_default();
+        if format == OutputFormat::Openvat && same_folder(&input, &out_dir) {
+            return Err(Error::usage(format!(
+                "--format openvat into {}, the folder of the model: its <name>.png and <name>-mesh.glb could overwrite \
+                 the source's own files; give -o a folder of its own",
+                out_dir.display()
+            )));
+        }
+        if format == OutputFormat::Vat3 {
+            return Err(Error::usage(vat_export::VAT3_NOT_WRITTEN));
+        }
+        let target = self.target.unwrap_or_default();
+        if target != Target::Three {
+            return Err(Error::usage(format!(
+                "--target {target} is not written yet: its axis, handedness, unit and uv conversions are still to come \
+                 (docs/targets/README.md); the target written today is three, whose glTF conventions PlayCanvas and \
+                 --format playcanvas/openvat players read as they are"
+            )));
+        }
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
@@ -413,6 +560,8 @@ impl BakeOptions {
             column_order: self.column_order.unwrap_or_default(),
             delta,
             precision,
+            format,
+            target,
         })
     }
 }

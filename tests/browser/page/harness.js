@@ -307,5 +307,5 @@ function octDecode(a) {
   return [ox / len, oy / len, nz / len];
 }
 
-window.harness = { init, load, renderVat, renderSource, decodeCheck };
+window.harness = { init, load, renderVat, renderSource, decodeCheck, camera: () => camera, vat: () => vat };
 window.harnessReady = true;
