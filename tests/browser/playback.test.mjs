@@ -1,6 +1,6 @@
 // VAT playback in a real browser (Debian's Chromium, headless, WebGL2 on SwiftShader):
-// for each fixture, bake it with the vatbake binary, then draw one unit through
-// docs/examples/three/vat.js and the source model through three.js's own GLTFLoader +
+// for each fixture, bake it with the vatbake binary, then draw one unit through the
+// runtime package runtimes/three (@vatbake/three) and the source model through three.js's own GLTFLoader +
 // AnimationMixer, with the same camera, as white-on-black silhouettes, and require the
 // masks to agree (IoU) at several times of every tested clip. A negative control plays
 // the VAT at the wrong speed and requires the IoU to drop below the threshold, so the
@@ -37,7 +37,7 @@ const FIXTURES = [
   { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die', 'attack-kick-right'], control: { clip: 'attack-kick-right', at: 2 / 3 } },
   { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
   { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', clips: ['animation_0'], control: { clip: 'animation_0', at: 1 / 3 } },
-  // --delta second: vat.js undoes the stored differences on load (vat-delta.js); wrapped
+  // --delta second (the default; here explicit): loadVat undoes the stored differences on load; wrapped
   // into 3 bands so the undo restarts at every band's clips.
   { name: 'Fox-delta', model: 'Fox/Fox.glb', args: ['--delta', 'second', '--max-width', '700'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
 ];
@@ -67,6 +67,8 @@ before(async () => {
     ['/harness/', path.join(HERE, 'page')],
     ['/three/', path.join(HERE, 'node_modules', 'three')],
     ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
+    ['/example/node_modules/@vatbake/three/', path.join(REPO, 'runtimes', 'three')], // the example's file: dependency
+    ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')],
     ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
     ['/fixtures/', path.join(REPO, 'fixtures')],
     ['/bake/', bakeRoot],

@@ -1,16 +1,19 @@
 // Runs in headless Chromium. Draws one bake two ways with the same camera:
-//   (a) the VAT, through docs/examples/three/vat.js (the reference integration, unchanged),
+//   (a) the VAT, through the runtime package runtimes/three (@vatbake/three, unchanged),
 //   (b) the SOURCE model through three.js's GLTFLoader + AnimationMixer (SkinnedMesh,
 //       morph targets, animated nodes),
 // as flat white-on-black silhouettes, and hands the masks to node (window.harness).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { loadVat, VAT_GLSL } from '/example/vat.js';
+import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { loadVat, VatMesh, VAT_GLSL } from '@vatbake/three';
 
 let renderer;
 let size;
 let camera;
-let vat = null;
+let ktx2 = null;
+let vat = null; // what loadVat gave
+let mesh = null; // the VatMesh of one unit
 let vatScene = null;
 let source = null;
 
@@ -54,9 +57,11 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
   unload();
   // (a) VAT: one unit, silhouette material, frustum culling left ON (three's default):
   // a bounding volume that missed part of the animation would cut the unit out.
-  vat = await loadVat(descriptionUrl, { renderer, count: 1, path, material: white() });
+  ktx2 ??= new KTX2Loader().detectSupport(renderer);
+  vat = await loadVat(descriptionUrl, { loader: ktx2, renderer, path });
+  mesh = new VatMesh(vat, 1, { material: white() });
   vatScene = new THREE.Scene();
-  vatScene.add(vat.mesh);
+  vatScene.add(mesh);
   camera = frame(vat.description);
 
   // (b) The source with three.js's own playback. Culling off: three computes a skinned
@@ -76,9 +81,9 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
   // Bounds: the rest GLB's POSITION (with its two corner vertices) must cover the
   // description's bounds, so three's frustum culling can never cut a frame.
   const d = vat.description;
-  const box = vat.mesh.geometry.boundingBox;
-  vat.mesh.computeBoundingSphere();
-  const sphere = vat.mesh.boundingSphere;
+  const box = mesh.geometry.boundingBox;
+  mesh.computeBoundingSphere();
+  const sphere = mesh.boundingSphere;
   const corners = [];
   for (let i = 0; i < 8; i++) {
     corners.push(new THREE.Vector3(...[0, 1, 2].map((a) => d.positions.center[a] + ((i >> a) & 1 ? 1 : -1) * d.positions.half_extent[a])));
@@ -98,9 +103,10 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
 }
 
 function unload() {
-  if (vat) vat.dispose();
+  mesh?.dispose();
+  vat?.dispose();
   if (source?.mixer) source.mixer.stopAllAction();
-  vat = vatScene = source = null;
+  vat = mesh = vatScene = source = null;
 }
 
 /** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered. */
@@ -120,18 +126,16 @@ function readMask() {
 
 /**
  * VAT unit at clip time t. The time is split between the shared clock and the unit's
- * own offset (t/2 each, exact in binary) so both paths of the shader are exercised.
- * `speed` scales the clip's rate: 1 is correct playback; anything else simulates a
- * runtime that plays the clip at the wrong speed (the negative control).
+ * start (clock t/2, started at −t/2: both exact in binary) so both paths of the shader
+ * are exercised. `speed` is the unit's speed: 1 is correct playback; anything else plays
+ * the clip at the wrong speed (the negative control). `interpolate` false shows the
+ * nearest row; `crossfade` = { clip, weight } blends a second clip started at the same time.
  */
-function renderVat(clipName, t, { speed = 1 } = {}) {
-  vat.setClip(clipName, 0);
-  const clip = vat.description.clips.find((c) => c.name === clipName);
-  const info = vat.mesh.geometry.attributes.clipInfo;
-  info.setZ(0, clip.rate * speed);
-  info.needsUpdate = true;
-  vat.update(t / 2);
-  vat.setTimeOffset(0, t / 2);
+function renderVat(clipName, t, { speed = 1, interpolate = true, crossfade = null } = {}) {
+  mesh.update(t / 2);
+  mesh.setClip(0, clipName, { start: -t / 2, speed });
+  if (crossfade) mesh.setCrossfade(0, crossfade.clip, crossfade.weight, { start: -t / 2, speed });
+  if (mesh.interpolate !== interpolate) mesh.interpolate = interpolate;
   renderer.render(vatScene, camera);
   return readMask();
 }
@@ -199,7 +203,7 @@ function decodeCheck({ simulate = null } = {}) {
   const bandRows = Math.ceil(points / width);
   const height = rows * bandRows;
 
-  const rest = vat.mesh.geometry;
+  const rest = mesh.geometry;
   const geometry = new THREE.InstancedBufferGeometry();
   geometry.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(points * 3), 3));
   // TEXCOORD_1 of the rest GLB's first `points` vertices: vertex i is point i, read from its own column.
@@ -207,15 +211,17 @@ function decodeCheck({ simulate = null } = {}) {
   for (let i = 0; i < points; i++) uv1.set([rest.attributes.uv1.getX(i), rest.attributes.uv1.getY(i)], i * 2);
   geometry.setAttribute('uv1', new THREE.Float32BufferAttribute(uv1, 2));
   const clipInfo = new Float32Array(rows * 4);
-  const offsets = new Float32Array(rows);
+  const play = new Float32Array(rows * 4);
   for (const clip of d.clips) {
     for (let k = 0; k < clip.rows; k++) {
       clipInfo.set([clip.row, clip.rows, 1, 0], (clip.row + k) * 4);
-      offsets[clip.row + k] = k;
+      play.set([-k, 1, 0, 0], (clip.row + k) * 4); // local time k at rate 1: row k, f = 0
     }
   }
-  geometry.setAttribute('clipInfo', new THREE.InstancedBufferAttribute(clipInfo, 4));
-  geometry.setAttribute('vatTimeOffset', new THREE.InstancedBufferAttribute(offsets, 1));
+  geometry.setAttribute('vatClipA', new THREE.InstancedBufferAttribute(clipInfo, 4));
+  geometry.setAttribute('vatClipB', new THREE.InstancedBufferAttribute(new Float32Array(rows * 4), 4));
+  geometry.setAttribute('vatPlay', new THREE.InstancedBufferAttribute(play, 4));
+  geometry.setAttribute('vatWeight', new THREE.InstancedBufferAttribute(new Float32Array(rows), 1));
   geometry.instanceCount = rows;
 
   const material = new THREE.ShaderMaterial({

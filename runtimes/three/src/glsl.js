@@ -1,0 +1,112 @@
+// The decode of a vatbake texture, as GLSL ES 3.00 for a vertex shader (docs/FORMAT.md,
+// docs/PLAYBACK.md). No imports: a custom ShaderMaterial can use it alone.
+
+/**
+ * Uniforms: `vatTexture`, `vatSize` (the logical texture's width and height in texels),
+ * `vatCenter`, `vatHalfExtent` (the description's `positions`), `vatTime` (seconds, the
+ * clock every unit of the mesh shares).
+ * Per vertex: `uv1` (TEXCOORD_1 of the rest GLB: the point's column and band).
+ * Per instance: `vatClipA`, `vatClipB` = (first row, rows, rate, loop ? 1 : 0) of the
+ * clip played and of the clip faded to; `vatPlay` = (start A, speed A, start B, speed B):
+ * a clip's local time is (vatTime − start) × speed; `vatWeight`: 0 shows clip A, 1 clip B.
+ * Defines: VAT_NORM16 (RGBA16 UNORM texture on a sampler2D instead of RGBA16UI on a
+ * usampler2D), VAT_NEAREST (the nearest row instead of blending two), VAT_NO_NORMALS
+ * (keep the rest normal).
+ * `vatSample(p, n)` gives this vertex's model-space position and normal now.
+ */
+export const VAT_GLSL = /* glsl */ `
+#ifdef VAT_NORM16
+uniform highp sampler2D vatTexture;                    // RGBA16 UNORM (EXT_texture_norm16)
+uvec4 vatFetch(ivec2 texel) { return uvec4(round(texelFetch(vatTexture, texel, 0) * 65535.0)); }
+#else
+uniform highp usampler2D vatTexture;                   // RGBA16UI: the stored u16 values
+uvec4 vatFetch(ivec2 texel) { return texelFetch(vatTexture, texel, 0); }
+#endif
+uniform vec2 vatSize;                                  // texture width, height (texels)
+uniform vec3 vatCenter;                                // positions.center
+uniform vec3 vatHalfExtent;                            // positions.half_extent
+uniform float vatTime;                                 // seconds, shared by every unit
+
+#ifndef USE_UV1
+in vec2 uv1;                                           // TEXCOORD_1: the point's column and band
+#endif
+in vec4 vatClipA;                                      // per instance: (row, rows, rate, loop)
+in vec4 vatClipB;                                      // the clip faded to
+in vec4 vatPlay;                                       // (start A, speed A, start B, speed B)
+in float vatWeight;                                    // 0: clip A, 1: clip B
+
+vec3 vatDecodePosition(uvec4 t) {
+  return (vec3(t.rgb) / 65535.0 * 2.0 - 1.0) * vatHalfExtent + vatCenter;
+}
+
+// Octahedral 8 + 8 bits in alpha: x in the high byte, y in the low byte.
+vec3 vatDecodeNormal(uint a) {
+  vec2 o = vec2(float(a >> 8u), float(a & 255u)) / 255.0 * 2.0 - 1.0;
+  vec3 n = vec3(o, 1.0 - abs(o.x) - abs(o.y));
+  if (n.z < 0.0) {
+    vec2 s = vec2(o.x >= 0.0 ? 1.0 : -1.0, o.y >= 0.0 ? 1.0 : -1.0);
+    n.xy = (1.0 - abs(o.yx)) * s;
+  }
+  return normalize(n);
+}
+
+// A clip's fractional row at local time t: loops wrap over rows − 1 intervals (the last
+// row shows the first row's pose), other clips hold their ends.
+float vatFrame(vec4 clip, float t) {
+  float rows = clip.y;
+  float frame = t * clip.z;
+  return clip.w > 0.5 && rows > 1.0 ? mod(frame, rows - 1.0) : clamp(frame, 0.0, rows - 1.0);
+}
+
+void vatSampleClip(int column, int bandTop, vec4 clip, float t, out vec3 p, out vec3 n) {
+  float frame = vatFrame(clip, t);
+  int last = int(clip.y) - 1;
+#ifdef VAT_NEAREST
+  int r0 = min(int(floor(frame + 0.5)), last);
+  int r1 = r0;
+  float f = 0.0;
+#else
+  int r0 = min(int(floor(frame)), last);
+  int r1 = min(r0 + 1, last);
+  float f = frame - float(r0);
+#endif
+  int first = bandTop + int(clip.x);
+  uvec4 a = vatFetch(ivec2(column, first + r0));
+  uvec4 b = vatFetch(ivec2(column, first + r1));
+  p = mix(vatDecodePosition(a), vatDecodePosition(b), f);
+  n = mix(vatDecodeNormal(a.a), vatDecodeNormal(b.a), f);
+}
+
+void vatSample(out vec3 p, out vec3 n) {
+  int column = int(uv1.x * vatSize.x);                 // u is a column centre: floor is exact
+  int bandTop = int(uv1.y * vatSize.y + 0.5);          // v is the top row of the point's band
+  vatSampleClip(column, bandTop, vatClipA, (vatTime - vatPlay.x) * vatPlay.y, p, n);
+  if (vatWeight > 0.0) {
+    vec3 pb, nb;
+    vatSampleClip(column, bandTop, vatClipB, (vatTime - vatPlay.z) * vatPlay.w, pb, nb);
+    p = mix(p, pb, vatWeight);
+    n = mix(n, nb, vatWeight);
+  }
+  n = normalize(n);
+}
+`;
+
+/**
+ * Put the decode into one of three's built-in shaders (the `shader` of onBeforeCompile):
+ * before main(), and into the `begin_vertex` chunk (and `beginnormal_vertex` where the
+ * shader has one), so everything after them (instancing, skin-free projection, lights,
+ * shadows, fog, maps) stays three's own code. Throws if three's chunks are not there.
+ * @returns {string} the patched vertex shader
+ */
+export function patchVertexShader(vertexShader, { normals = true } = {}) {
+  const need = ['#include <common>', 'void main() {', '#include <begin_vertex>'];
+  for (const chunk of need) {
+    if (!vertexShader.includes(chunk)) throw new Error(`vatbake: this material's vertex shader has no "${chunk}" to patch`);
+  }
+  let out = vertexShader
+    .replace('#include <common>', `#include <common>\n${VAT_GLSL}`)
+    .replace('void main() {', 'void main() {\n\tvec3 vatPosition, vatNormal;\n\tvatSample(vatPosition, vatNormal);')
+    .replace('#include <begin_vertex>', '#include <begin_vertex>\n\ttransformed = vatPosition;');
+  if (normals) out = out.replace('#include <beginnormal_vertex>', '#include <beginnormal_vertex>\n\tobjectNormal = vatNormal;');
+  return out;
+}
