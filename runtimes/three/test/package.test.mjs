@@ -1,0 +1,34 @@
+// The package as published: what `npm pack` puts in, and types for every export.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as api from '../src/index.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+test('npm pack holds the sources, the types, README and LICENSE, and no tests', () => {
+  const run = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const [pack] = JSON.parse(run.stdout);
+  const files = pack.files.map((f) => f.path).sort();
+  assert.equal(pack.name, '@vatbake/three');
+  for (const f of ['LICENSE', 'README.md', 'index.d.ts', 'package.json', 'src/clips.js', 'src/delta.js', 'src/glsl.js', 'src/index.js', 'src/load.js', 'src/mesh.js']) {
+    assert.ok(files.includes(f), `${f} is packed (have ${files.join(', ')})`);
+  }
+  assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('node_modules')), []);
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(pkg.license, 'MIT');
+  assert.match(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8'), /^MIT License/);
+});
+
+test('index.d.ts declares every export of src/index.js', () => {
+  const types = fs.readFileSync(path.join(ROOT, 'index.d.ts'), 'utf8');
+  const declared = new Set([...types.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm)].map((m) => m[1]));
+  const missing = Object.keys(api).filter((name) => !declared.has(name));
+  assert.deepEqual(missing, []);
+  const extra = [...declared].filter((name) => !(name in api));
+  assert.deepEqual(extra, []);
+});
