@@ -8,13 +8,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launch } from './lib/browser.mjs';
-import { serve } from './lib/server.mjs';
 import { encodePng } from './lib/png.mjs';
+import { bakeFixture, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -59,29 +56,10 @@ let bakeRoot;
 const results = { browser: null, fixtures: {} };
 
 before(async () => {
-  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
-  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
-  server = await serve([
-    ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(HERE, 'node_modules', 'three')],
-    ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
-    ['/example/node_modules/@vatbake/three/', path.join(REPO, 'runtimes', 'three')], // the example's file: dependency
-    ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')],
-    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
-    ['/fixtures/', path.join(REPO, 'fixtures')],
-    ['/bake/', bakeRoot],
-  ]);
-  browser = await launch();
+  for (const entry of fs.readdirSync(ARTIFACTS)) if (entry !== 'runtime') fs.rmSync(path.join(ARTIFACTS, entry), { recursive: true, force: true });
+  ({ browser, server, bakeRoot } = await openHarness(BIN, REPO));
   const { page } = browser;
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  page.on('response', (r) => r.status() >= 400 && console.error(`[page HTTP ${r.status()}] ${r.url()}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') console.error(`[page ${m.type()}] ${m.text()}`);
-  });
-  await page.goto(`${server.url}/harness/harness.html`);
-  await page.waitForFunction(() => window.harnessReady === true);
   results.browser = await page.evaluate((s) => window.harness.init(s), SIZE);
   console.log(`# browser: ${JSON.stringify(results.browser)}`);
 });
@@ -92,57 +70,6 @@ after(async () => {
   if (bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(bakeRoot, { recursive: true, force: true });
   if (Object.keys(results.fixtures).length) fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(results, null, 2));
 });
-
-function bake(fixture) {
-  const out = path.join(bakeRoot, fixture.name);
-  const model = path.join(REPO, 'fixtures', fixture.model);
-  const args = ['bake', model, '-o', out, '--points', 'all', '-q', ...(fixture.args ?? [])];
-  const run = spawnSync(BIN, args, { encoding: 'utf8' });
-  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
-  const stem = path.basename(model).replace(/\.[^.]+$/, '');
-  return { description: `/bake/${fixture.name}/${stem}.vat.json`, source: `/fixtures/${fixture.model}` };
-}
-
-const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
-
-function iou(a, b) {
-  let inter = 0;
-  let union = 0;
-  let countA = 0;
-  let countB = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] !== 0;
-    const y = b[i] !== 0;
-    if (x && y) inter++;
-    if (x || y) union++;
-    if (x) countA++;
-    if (y) countB++;
-  }
-  return { iou: union ? inter / union : 0, vatPixels: countA, threePixels: countB };
-}
-
-/** VAT | three.js | overlay (white both, magenta VAT only, green three.js only). */
-function writeComparison(file, vat, three) {
-  const w = SIZE * 3 + 8;
-  const rgba = new Uint8Array(w * SIZE * 4).fill(0);
-  for (let i = 0; i < w * SIZE; i++) rgba[i * 4 + 3] = 255;
-  for (let y = 0; y < SIZE; y++) {
-    for (let x = 0; x < SIZE; x++) {
-      const m = y * SIZE + x;
-      const put = (px, r, g, b) => rgba.set([r, g, b, 255], (y * w + px) * 4);
-      if (vat[m]) put(x, 255, 255, 255);
-      if (three[m]) put(SIZE + 4 + x, 255, 255, 255);
-      const o = 2 * (SIZE + 4) + x;
-      if (vat[m] && three[m]) put(o, 255, 255, 255);
-      else if (vat[m]) put(o, 255, 0, 255);
-      else if (three[m]) put(o, 0, 255, 0);
-    }
-    for (const sep of [SIZE, SIZE + 1, SIZE + 2, SIZE + 3, 2 * SIZE + 4, 2 * SIZE + 5, 2 * SIZE + 6, 2 * SIZE + 7]) rgba.set([60, 60, 60, 255], (y * w + sep) * 4);
-  }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, encodePng(w, SIZE, rgba));
-  return rgba;
-}
 
 // The comparison that goes under the crowd in the README figure.
 const README_SAMPLE = { fixture: 'Fox', clip: 'Run', index: 2 };
@@ -157,7 +84,7 @@ for (const fixture of FIXTURES) {
     const page = () => browser.page;
 
     before(async () => {
-      const urls = bake(fixture);
+      const urls = bakeFixture(BIN, bakeRoot, REPO, fixture);
       info = await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, path: 'auto' });
       record.path = info.path;
     });
@@ -236,7 +163,7 @@ for (const fixture of FIXTURES) {
             }
           }
           rows.push(r);
-          const strip = writeComparison(path.join(ARTIFACTS, fixture.name, `${slug(clipName)}-t${time.toFixed(3)}.png`), vat, three);
+          const strip = writeComparison(SIZE, path.join(ARTIFACTS, fixture.name, `${slug(clipName)}-t${time.toFixed(3)}.png`), vat, three);
           if (fixture.name === README_SAMPLE.fixture && clipName === README_SAMPLE.clip && rows.length - 1 === README_SAMPLE.index) readmeStrip = strip;
         }
         record.clips[clipName] = rows;
@@ -258,7 +185,7 @@ for (const fixture of FIXTURES) {
         const vat = decodeMask(await page().evaluate(([c, tt, sp]) => window.harness.renderVat(c, tt, { speed: sp }), [clip.name, time, speed]));
         const r = { clip: clip.name, t: time, speed, ...iou(vat, three) };
         record.controls.push(r);
-        writeComparison(path.join(ARTIFACTS, fixture.name, `control-${slug(clip.name)}-speed${speed}.png`), vat, three);
+        writeComparison(SIZE, path.join(ARTIFACTS, fixture.name, `control-${slug(clip.name)}-speed${speed}.png`), vat, three);
       }
       t.diagnostic(`${fixture.name} "${clip.name}" at t=${time.toFixed(3)}: ` + record.controls.map((r) => `speed ×${r.speed} IoU ${r.iou.toFixed(4)}`).join(', '));
       for (const r of record.controls) assert.ok(r.iou < MIN_IOU, `VAT at ×${r.speed} speed still matched three.js (IoU ${r.iou.toFixed(4)}): this time cannot tell speeds apart`);

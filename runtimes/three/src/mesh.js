@@ -22,7 +22,10 @@ import { clipFrame, clipRows, findClip } from './clips.js';
  * @param {{ norm16?: boolean, interpolate?: boolean, normals?: boolean }} [options]
  */
 export function patchMaterial(material, uniforms, { norm16 = false, interpolate = true, normals = true } = {}) {
-  const previous = material.onBeforeCompile;
+  // The material's own onBeforeCompile, kept once: patching again (a switch of
+  // interpolation) replaces the patch instead of stacking a second one on it.
+  if (!material.userData.vatbake) material.userData.vatbakeOwnCompile = material.onBeforeCompile;
+  const previous = material.userData.vatbakeOwnCompile;
   material.defines = { ...material.defines };
   if (norm16) material.defines.VAT_NORM16 = '';
   else delete material.defines.VAT_NORM16;

@@ -108,6 +108,8 @@ test('VatMesh: materials patched, depth and distance materials displaced, neares
   mesh.interpolate = false;
   assert.equal(mesh.material[0].defines.VAT_NEAREST, '');
   assert.equal(mesh.customDepthMaterial.defines.VAT_NEAREST, '');
+  const again = compile(mesh.material[0], 'standard').vertexShader;
+  assert.equal(again.split('void vatSample(').length - 1, 1, 'a second patch replaces the first');
   const points = patchMaterial(new THREE.PointsMaterial(), mesh.uniforms);
   assert.throws(() => points.onBeforeCompile({ vertexShader: 'void main() {}', uniforms: {} }), /no "#include <common>" to patch/);
 });

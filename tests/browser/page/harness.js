@@ -106,18 +106,18 @@ function unload() {
   mesh?.dispose();
   vat?.dispose();
   if (source?.mixer) source.mixer.stopAllAction();
-  vat = mesh = vatScene = source = null;
+  vat = mesh = vatScene = source = shadowRig = null;
 }
 
-/** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered. */
-function readMask() {
+/** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered (`dark`: 255 = dark pixel). */
+function readMask({ dark = false } = {}) {
   const gl = renderer.getContext();
   const rgba = new Uint8Array(size * size * 4);
   gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
   const mask = new Uint8Array(size * size);
   for (let y = 0; y < size; y++) {
     const src = (size - 1 - y) * size * 4; // readPixels is bottom row first
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
+    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 !== dark ? 255 : 0;
   }
   let s = '';
   for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
@@ -140,9 +140,15 @@ function renderVat(clipName, t, { speed = 1, interpolate = true, crossfade = nul
   return readMask();
 }
 
-/** The source at time t of the animation(s) the clip was baked from, played by three.js. */
-function renderSource(sourceIndices, t, loop) {
-  const key = sourceIndices.join() + (loop ? 'L' : 'O');
+/**
+ * Pose the source at time t of the animation(s) the clip was baked from, played by
+ * three.js's AnimationMixer. `blend` = { sources, weight }: a second clip's animations
+ * at the same time with that weight, the first at 1 − weight (AnimationMixer's own blend
+ * of joint transforms: a crossfade caught at that weight).
+ */
+function poseSource(sourceIndices, t, loop, blend = null) {
+  const key = sourceIndices.join() + (loop ? 'L' : 'O') + (blend ? `+${blend.sources.join()}@${blend.weight}` : '');
+  const groups = blend ? [[sourceIndices, 1 - blend.weight], [blend.sources, blend.weight]] : [[sourceIndices, 1]];
   if (source.key !== key) {
     if (source.mixer) {
       source.mixer.stopAllAction();
@@ -155,21 +161,105 @@ function renderSource(sourceIndices, t, loop) {
       if (r.w) r.o.morphTargetInfluences.splice(0, r.w.length, ...r.w);
     }
     source.mixer = new THREE.AnimationMixer(source.scene);
-    for (const i of sourceIndices) {
-      const action = source.mixer.clipAction(source.gltf.animations[i]);
-      action.setLoop(loop ? THREE.LoopRepeat : THREE.LoopOnce, Infinity);
-      action.clampWhenFinished = true;
-      action.play();
+    for (const [indices, weight] of groups) {
+      for (const i of indices) {
+        const action = source.mixer.clipAction(source.gltf.animations[i]);
+        action.setLoop(loop ? THREE.LoopRepeat : THREE.LoopOnce, Infinity);
+        action.clampWhenFinished = true;
+        action.setEffectiveWeight(weight);
+        action.play();
+      }
     }
     source.key = key;
   }
   // A LoopOnce action that ran to its end is paused (clampWhenFinished), and setTime()
-  // would leave it there: rewind every action before seeking.
-  for (const i of sourceIndices) source.mixer.existingAction(source.gltf.animations[i]).reset();
+  // would leave it there: rewind every action before seeking (reset keeps the weight).
+  for (const [indices] of groups) for (const i of indices) source.mixer.existingAction(source.gltf.animations[i]).reset();
   source.mixer.setTime(t);
   source.scene.updateMatrixWorld(true);
+}
+
+/** The source at time t, played by three.js (see poseSource), as a silhouette mask. */
+function renderSource(sourceIndices, t, loop, blend = null) {
+  poseSource(sourceIndices, t, loop, blend);
   renderer.render(source.scene, camera);
   return readMask();
+}
+
+/**
+ * Shadows: the unit (VAT or source) is not drawn (colorWrite and depthWrite off) but
+ * casts a shadow from a directional light onto a white plane under it, seen from above;
+ * the mask is the plane's shadowed pixels. `depth: false` takes the VAT mesh's patched
+ * depth material away, so three's default depth pass draws the rest pose (the control).
+ */
+let shadowRig = null;
+function shadowScene() {
+  if (shadowRig) return shadowRig;
+  const d = vat.description;
+  const c = new THREE.Vector3(...d.positions.center);
+  const h = new THREE.Vector3(...d.positions.half_extent);
+  const radius = Math.max(h.length(), 1e-6);
+  const floorY = c.y - h.y - 1e-3 * radius;
+  const scene = new THREE.Scene();
+  const plane = new THREE.Mesh(new THREE.PlaneGeometry(40 * radius, 40 * radius).rotateX(-Math.PI / 2), new THREE.MeshLambertMaterial({ color: 0xffffff }));
+  plane.position.set(c.x, floorY, c.z);
+  plane.receiveShadow = true;
+  scene.add(plane);
+  // Light from the side and above: the shadow is the pose projected at 45° onto the plane.
+  const toLight = new THREE.Vector3(0.7, 1, 0.3).normalize();
+  const light = new THREE.DirectionalLight(0xffffff, 4);
+  light.position.copy(c).addScaledVector(toLight, 3 * radius);
+  light.target.position.copy(c);
+  light.castShadow = true;
+  light.shadow.mapSize.set(1024, 1024);
+  Object.assign(light.shadow.camera, { left: -1.2 * radius, right: 1.2 * radius, top: 1.2 * radius, bottom: -1.2 * radius, near: 0.5 * radius, far: 6 * radius });
+  light.shadow.camera.updateProjectionMatrix();
+  light.shadow.bias = -1e-4;
+  scene.add(light, light.target);
+  // The camera looks straight down at where the shadow falls (the bounds' centre pushed
+  // along the light down to the plane), framing the pose's possible shadow.
+  const shadowCentre = c.clone().addScaledVector(toLight, -(c.y - floorY) / toLight.y);
+  const half = 1.1 * (radius + (2 * h.y * Math.hypot(toLight.x, toLight.z)) / toLight.y / 2);
+  const top = new THREE.OrthographicCamera(-half, half, half, -half, 0.1 * radius, 10 * radius);
+  top.position.set(shadowCentre.x, floorY + 5 * radius, shadowCentre.z);
+  top.up.set(0, 0, -1);
+  top.lookAt(shadowCentre.x, floorY, shadowCentre.z);
+  top.updateMatrixWorld(true);
+  shadowRig = { scene, camera: top };
+  return shadowRig;
+}
+
+function renderShadow(kind, t, { clip = null, sources = null, loop = true, depth = true } = {}) {
+  const { scene, camera: top } = shadowScene();
+  const unit = kind === 'vat' ? mesh : source.scene;
+  const materials = [];
+  unit.traverse((o) => {
+    if (o.isMesh) {
+      o.castShadow = true;
+      for (const m of Array.isArray(o.material) ? o.material : [o.material]) materials.push(m);
+    }
+  });
+  for (const m of materials) Object.assign(m, { colorWrite: false, depthWrite: false });
+  const savedDepth = mesh.customDepthMaterial;
+  if (kind === 'vat') {
+    mesh.update(t / 2);
+    mesh.setClip(0, clip, { start: -t / 2 });
+    if (!depth) mesh.customDepthMaterial = undefined;
+  } else {
+    poseSource(sources, t, loop);
+  }
+  const parent = unit.parent;
+  scene.add(unit);
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = THREE.BasicShadowMap;
+  renderer.shadowMap.needsUpdate = true;
+  renderer.render(scene, top);
+  const mask = readMask({ dark: true });
+  scene.remove(unit);
+  parent?.add(unit);
+  mesh.customDepthMaterial = savedDepth;
+  for (const m of materials) Object.assign(m, { colorWrite: true, depthWrite: true });
+  return mask;
 }
 
 /**
@@ -313,5 +403,5 @@ function octDecode(a) {
   return [ox / len, oy / len, nz / len];
 }
 
-window.harness = { init, load, renderVat, renderSource, decodeCheck };
+window.harness = { init, load, renderVat, renderSource, renderShadow, decodeCheck };
 window.harnessReady = true;
