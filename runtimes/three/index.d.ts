@@ -120,6 +120,8 @@ export interface PatchOptions {
   interpolate?: boolean;
   /** Replace the normal too (default true; false for depth materials). */
   normals?: boolean;
+  /** Compile the clip-B blend in (default true; VatMesh turns it on at the first setCrossfade). */
+  crossfade?: boolean;
 }
 export function patchMaterial<M extends Material>(material: M, uniforms: VatUniforms, options?: PatchOptions): M;
 export function patchVertexShader(vertexShader: string, options?: { normals?: boolean }): string;

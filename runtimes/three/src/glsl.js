@@ -10,8 +10,9 @@
  * clip played and of the clip faded to; `vatPlay` = (start A, speed A, start B, speed B):
  * a clip's local time is (vatTime − start) × speed; `vatWeight`: 0 shows clip A, 1 clip B.
  * Defines: VAT_NORM16 (RGBA16 UNORM texture on a sampler2D instead of RGBA16UI on a
- * usampler2D), VAT_NEAREST (the nearest row instead of blending two), VAT_NO_NORMALS
- * (keep the rest normal).
+ * usampler2D), VAT_NEAREST (the nearest row instead of blending two), VAT_CROSSFADE
+ * (sample clip B too; without it the shader never reads clip B, which a software
+ * rasterizer would otherwise pay for on every vertex).
  * `vatSample(p, n)` gives this vertex's model-space position and normal now.
  */
 export const VAT_GLSL = /* glsl */ `
@@ -61,32 +62,34 @@ float vatFrame(vec4 clip, float t) {
 void vatSampleClip(int column, int bandTop, vec4 clip, float t, out vec3 p, out vec3 n) {
   float frame = vatFrame(clip, t);
   int last = int(clip.y) - 1;
+  int first = bandTop + int(clip.x);
 #ifdef VAT_NEAREST
-  int r0 = min(int(floor(frame + 0.5)), last);
-  int r1 = r0;
-  float f = 0.0;
+  uvec4 a = vatFetch(ivec2(column, first + min(int(floor(frame + 0.5)), last)));
+  p = vatDecodePosition(a);
+  n = vatDecodeNormal(a.a);
 #else
   int r0 = min(int(floor(frame)), last);
   int r1 = min(r0 + 1, last);
   float f = frame - float(r0);
-#endif
-  int first = bandTop + int(clip.x);
   uvec4 a = vatFetch(ivec2(column, first + r0));
   uvec4 b = vatFetch(ivec2(column, first + r1));
   p = mix(vatDecodePosition(a), vatDecodePosition(b), f);
   n = mix(vatDecodeNormal(a.a), vatDecodeNormal(b.a), f);
+#endif
 }
 
 void vatSample(out vec3 p, out vec3 n) {
   int column = int(uv1.x * vatSize.x);                 // u is a column centre: floor is exact
   int bandTop = int(uv1.y * vatSize.y + 0.5);          // v is the top row of the point's band
   vatSampleClip(column, bandTop, vatClipA, (vatTime - vatPlay.x) * vatPlay.y, p, n);
+#ifdef VAT_CROSSFADE
   if (vatWeight > 0.0) {
     vec3 pb, nb;
     vatSampleClip(column, bandTop, vatClipB, (vatTime - vatPlay.z) * vatPlay.w, pb, nb);
     p = mix(p, pb, vatWeight);
     n = mix(n, nb, vatWeight);
   }
+#endif
   n = normalize(n);
 }
 `;

@@ -19,9 +19,9 @@ import { clipFrame, clipRows, findClip } from './clips.js';
  * every material at once): vatTexture, vatSize, vatCenter, vatHalfExtent, vatTime.
  * @param {import('three').Material} material  patched in place and returned
  * @param {object} uniforms
- * @param {{ norm16?: boolean, interpolate?: boolean, normals?: boolean }} [options]
+ * @param {{ norm16?: boolean, interpolate?: boolean, normals?: boolean, crossfade?: boolean }} [options]
  */
-export function patchMaterial(material, uniforms, { norm16 = false, interpolate = true, normals = true } = {}) {
+export function patchMaterial(material, uniforms, { norm16 = false, interpolate = true, normals = true, crossfade = true } = {}) {
   // The material's own onBeforeCompile, kept once: patching again (a switch of
   // interpolation) replaces the patch instead of stacking a second one on it.
   if (!material.userData.vatbake) material.userData.vatbakeOwnCompile = material.onBeforeCompile;
@@ -31,6 +31,8 @@ export function patchMaterial(material, uniforms, { norm16 = false, interpolate 
   else delete material.defines.VAT_NORM16;
   if (!interpolate) material.defines.VAT_NEAREST = '';
   else delete material.defines.VAT_NEAREST;
+  if (crossfade) material.defines.VAT_CROSSFADE = '';
+  else delete material.defines.VAT_CROSSFADE;
   material.onBeforeCompile = (shader, renderer) => {
     previous?.call(material, shader, renderer);
     Object.assign(shader.uniforms, uniforms);
@@ -77,7 +79,8 @@ export class VatMesh extends InstancedMesh {
       geometry.setAttribute(name, new InstancedBufferAttribute(new Float32Array(count * size), size));
     }
     const uniforms = { ...vat.uniforms, vatTime: { value: 0 } };
-    const options = { norm16: vat.path === 'norm16', interpolate };
+    // Crossfades compile in on the first setCrossfade (one recompile), not before.
+    const options = { norm16: vat.path === 'norm16', interpolate, crossfade: false };
     const drawn = material ?? vat.materials.map((m) => m.clone());
     const list = Array.isArray(drawn) ? drawn : [drawn];
     for (const m of list) patchMaterial(m, uniforms, options);
@@ -86,6 +89,7 @@ export class VatMesh extends InstancedMesh {
     this.vat = vat;
     this.uniforms = uniforms;
     this._interpolate = interpolate;
+    this._crossfade = false;
     // Shadows: three's depth and distance passes draw with these, displaced the same way
     // (a depth pass that did not would leave the rest pose's shadow behind).
     this.customDepthMaterial = patchMaterial(new MeshDepthMaterial({ depthPacking: RGBADepthPacking }), uniforms, { ...options, normals: false });
@@ -111,7 +115,11 @@ export class VatMesh extends InstancedMesh {
 
   set interpolate(on) {
     this._interpolate = Boolean(on);
-    const options = { norm16: this.vat.path === 'norm16', interpolate: this._interpolate };
+    this._repatch();
+  }
+
+  _repatch() {
+    const options = { norm16: this.vat.path === 'norm16', interpolate: this._interpolate, crossfade: this._crossfade };
     for (const m of Array.isArray(this.material) ? this.material : [this.material]) patchMaterial(m, this.uniforms, options);
     patchMaterial(this.customDepthMaterial, this.uniforms, { ...options, normals: false });
     patchMaterial(this.customDistanceMaterial, this.uniforms, { ...options, normals: false });
@@ -136,6 +144,10 @@ export class VatMesh extends InstancedMesh {
    */
   setCrossfade(index, name, weight, { start = this.time, speed = 1 } = {}) {
     const clip = findClip(this.vat.clips, name);
+    if (!this._crossfade) {
+      this._crossfade = true;
+      this._repatch();
+    }
     this._set('vatClipB', index, [clip.row, clip.rows, clip.rate, clip.loop ? 1 : 0]);
     const play = this.geometry.attributes.vatPlay;
     this._set('vatPlay', index, [play.getX(index), play.getY(index), start, speed]);

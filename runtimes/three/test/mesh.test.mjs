@@ -61,11 +61,14 @@ test('VatMesh: per-instance clip, start, speed and crossfade as the shader reads
   const vat = fromParts(description, gltf, texture, { renderer: noNorm16 });
   const mesh = new VatMesh(vat, 3);
   assert.equal(mesh.count, 3);
+  assert.equal(mesh.material[0].defines.VAT_CROSSFADE, undefined, 'no clip-B sampling until a crossfade is set');
   const at = (name, i) => Array.from(mesh.geometry.attributes[name].array.subarray(i * mesh.geometry.attributes[name].itemSize, (i + 1) * mesh.geometry.attributes[name].itemSize));
   assert.deepEqual(at('vatClipA', 2), [0, 3, 2, 1], 'every unit starts on the first clip');
   mesh.update(10);
   mesh.setClip(1, 'B', { start: 9.5, speed: 0.5 });
   mesh.setCrossfade(1, 'A', 0.5, { start: 8 });
+  assert.equal(mesh.material[0].defines.VAT_CROSSFADE, '');
+  assert.equal(mesh.customDepthMaterial.defines.VAT_CROSSFADE, '', 'the shadow blends too');
   assert.deepEqual(at('vatClipA', 1), [3, 2, 4, 0]);
   assert.deepEqual(at('vatClipB', 1), [0, 3, 2, 1]);
   assert.deepEqual(at('vatPlay', 1), [9.5, 0.5, 8, 1]);
