@@ -55,14 +55,8 @@ export interface VatDescription {
 }
 
 /** One row of the clip table loadVat returns. */
-export interface VatClip {
+export interface VatClip extends Pick<VatClipDescription, 'name' | 'row' | 'rows' | 'rate' | 'duration' | 'loop'> {
   index: number;
-  name: string;
-  row: number;
-  rows: number;
-  rate: number;
-  duration: number;
-  loop: boolean;
   loopRow: boolean;
   slot: string | null;
 }
