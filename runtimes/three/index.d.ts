@@ -9,6 +9,7 @@ import type {
   MeshDepthMaterial,
   MeshDistanceMaterial,
   Object3D,
+  Quaternion,
   Vector2,
   Vector3,
   WebGLRenderer,
@@ -157,10 +158,28 @@ export class VatMesh extends InstancedMesh<BufferGeometry, Material | Material[]
   setCrossfade(index: number, clip: string | number, weight: number, options?: PlayOptions): this;
   setWeight(index: number, weight: number): this;
   state(index: number, time?: number): { a: VatClipState; b: VatClipState | null; weight: number };
+  getSocket(index: number, name: string, time?: number): VatSocketTransform;
+  getRootMotion(index: number, time?: number): VatRootMotion | null;
   setMatrixAt(index: number, matrix: Matrix4): void;
   dispose(): this;
 }
 
+export interface VatSocketTransform {
+  position: Vector3;
+  quaternion: Quaternion;
+  matrix: Matrix4;
+}
+export interface VatRootMotion {
+  translation: Vector3;
+  yaw: number;
+}
+export function sampleSocket(
+  socket: { name: string; rows: number[][] },
+  clipState: Pick<VatClipState, 'clip' | 'localTime'>,
+  interpolate?: boolean,
+): { position: Vector3; quaternion: Quaternion };
+export function socketOnUnit(mesh: VatMesh, index: number, name: string, time: number): VatSocketTransform;
+export function rootMotionAt(description: VatDescription, clip: VatClip, localTime: number, interpolate?: boolean): VatRootMotion | null;
 export function undoDelta(texels: Uint16Array, description: VatDescription): Uint16Array;
 export function clipTable(description: VatDescription): VatClip[];
 export function clipFrame(clip: Pick<VatClip, 'rows' | 'rate' | 'loop'>, localTime: number): number;

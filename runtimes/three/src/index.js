@@ -17,3 +17,4 @@ export { VatMesh, patchMaterial } from './mesh.js';
 export { VAT_GLSL, patchVertexShader } from './glsl.js';
 export { undoDelta } from './delta.js';
 export { clipTable, clipFrame, clipRows, findClip } from './clips.js';
+export { sampleSocket, socketOnUnit, rootMotionAt } from './attach.js';

@@ -11,6 +11,7 @@ import {
 } from 'three';
 import { patchVertexShader } from './glsl.js';
 import { clipFrame, clipRows, findClip } from './clips.js';
+import { rootMotionAt, socketOnUnit } from './attach.js';
 
 /**
  * Make a built-in three.js material (MeshStandardMaterial, MeshLambertMaterial,
@@ -185,6 +186,30 @@ export class VatMesh extends InstancedMesh {
       b: weight > 0 ? one(get('vatClipB'), play[2], play[3]) : null,
       weight,
     };
+  }
+
+  /**
+   * Where socket `name` (a joint recorded with `vatbake bake --sockets`) of unit `index`
+   * is at shared time `time` (default: now), in world space: interpolated and crossfaded
+   * as the unit's vertices are, through its instance matrix and the mesh's world matrix.
+   * Attach an object with `object.matrix.copy(socket.matrix)` (matrixAutoUpdate off) or
+   * by copying `position` and `quaternion`.
+   * @returns {{ position: import('three').Vector3, quaternion: import('three').Quaternion, matrix: import('three').Matrix4 }}
+   */
+  getSocket(index, name, time = this.time) {
+    return socketOnUnit(this, index, name, time);
+  }
+
+  /**
+   * The root motion unit `index`'s clip A recorded (a bake with `--root-motion extract`
+   * plays in place) at shared time `time`: translation since the clip's start (whole
+   * loops included) and yaw, in the bake's space; null when the clip has none. Compose
+   * it with the unit's placement to move the unit as the source moved.
+   * @returns {{ translation: import('three').Vector3, yaw: number } | null}
+   */
+  getRootMotion(index, time = this.time) {
+    const { a } = this.state(index, time);
+    return rootMotionAt(this.vat.description, a.clip, a.localTime, this._interpolate);
   }
 
   /** As InstancedMesh's, and the bounds are recomputed on the next culling test. */
