@@ -10,20 +10,32 @@
  * clip played and of the clip faded to; `vatPlay` = (start A, speed A, start B, speed B):
  * a clip's local time is (vatTime − start) × speed; `vatWeight`: 0 shows clip A, 1 clip B.
  * Defines: VAT_NORM16 (RGBA16 UNORM texture on a sampler2D instead of RGBA16UI on a
- * usampler2D), VAT_NEAREST (the nearest row instead of blending two), VAT_CROSSFADE
+ * usampler2D), VAT_LAYERS (an array texture of `vatLayerHeight` rows a layer), VAT_NEAREST (the nearest row instead of blending two), VAT_CROSSFADE
  * (sample clip B too; without it the shader never reads clip B, which a software
  * rasterizer would otherwise pay for on every vertex).
  * `vatSample(p, n)` gives this vertex's model-space position and normal now.
  */
 export const VAT_GLSL = /* glsl */ `
+#ifdef VAT_LAYERS
+// The logical texture split into array layers of vatLayerHeight rows (texture.layers):
+// logical row y is row y mod H of layer y / H.
+uniform float vatLayerHeight;
+ivec3 vatTexel(ivec2 texel) { int h = int(vatLayerHeight); return ivec3(texel.x, texel.y % h, texel.y / h); }
 #ifdef VAT_NORM16
+uniform highp sampler2DArray vatTexture;
+uvec4 vatFetch(ivec2 texel) { return uvec4(round(texelFetch(vatTexture, vatTexel(texel), 0) * 65535.0)); }
+#else
+uniform highp usampler2DArray vatTexture;
+uvec4 vatFetch(ivec2 texel) { return texelFetch(vatTexture, vatTexel(texel), 0); }
+#endif
+#elif defined(VAT_NORM16)
 uniform highp sampler2D vatTexture;                    // RGBA16 UNORM (EXT_texture_norm16)
 uvec4 vatFetch(ivec2 texel) { return uvec4(round(texelFetch(vatTexture, texel, 0) * 65535.0)); }
 #else
 uniform highp usampler2D vatTexture;                   // RGBA16UI: the stored u16 values
 uvec4 vatFetch(ivec2 texel) { return texelFetch(vatTexture, texel, 0); }
 #endif
-uniform vec2 vatSize;                                  // texture width, height (texels)
+uniform vec2 vatSize;                                  // logical texture width, height (bands × rows)
 uniform vec3 vatCenter;                                // positions.center
 uniform vec3 vatHalfExtent;                            // positions.half_extent
 uniform float vatTime;                                 // seconds, shared by every unit

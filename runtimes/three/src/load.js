@@ -5,6 +5,7 @@ import {
   Box3,
   BufferAttribute,
   BufferGeometry,
+  DataArrayTexture,
   NearestFilter,
   RGBAFormat,
   RGBAIntegerFormat,
@@ -36,8 +37,12 @@ export function checkDescription(description, where = 'the description') {
     throw new Error(`vatbake: ${where}: texture vkFormat ${texture.vk_format}; this player reads 91 (R16G16B16A16_UNORM)`);
   }
   const normals = description.normals ?? {};
-  if (normals.encoding !== undefined && normals.encoding !== 'octahedral_8_8') {
+  const mode = normals.mode ?? 'packed';
+  if (mode === 'packed' && normals.encoding !== undefined && normals.encoding !== 'octahedral_8_8') {
     throw new Error(`vatbake: ${where}: normals encoded as ${normals.encoding}; this player reads octahedral_8_8`);
+  }
+  if (mode !== 'packed' && mode !== 'none') {
+    throw new Error(`vatbake: ${where}: normals.mode "${mode}"; this player reads "packed" (the default) and "none"`);
   }
   if (!Array.isArray(description.clips) || description.clips.length === 0) {
     throw new Error(`vatbake: ${where} has no clips`);
@@ -113,13 +118,33 @@ export async function loadVat(descriptionUrl, { loader, renderer, path = 'auto',
  * @param {{ scene: import('three').Object3D }} gltf  GLTFLoader's result for the rest GLB
  * @param {import('three').DataTexture} texture  KTX2Loader's result for the KTX2
  */
-export function fromParts(description, gltf, texture, { renderer, path = 'auto' } = {}) {
+export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'auto' } = {}) {
   checkDescription(description);
-  const { width, height } = description.texture;
-  if (texture.image.width !== width || texture.image.height !== height) {
-    throw new Error(`vatbake: the KTX2 is ${texture.image.width}×${texture.image.height}, the description says ${width}×${height}: a texture from another bake?`);
+  const { width } = description.texture;
+  const layers = description.texture.layers ?? 1;
+  // The logical texture: every band's rows stacked. Split into array layers, three's
+  // KTX2Loader gives the layers one after the other in one DataTexture of one layer's
+  // size, which is the logical texture row for row (the last layer padded).
+  const height = layers > 1 ? description.texture.layer_height : description.texture.height;
+  const logicalHeight = layers > 1 ? description.rows * description.texture.bands : height;
+  const { image } = ktx2Texture;
+  if (image.width !== width || image.height !== height || image.data.length !== width * height * layers * 4) {
+    const what = layers > 1 ? `${layers} layers of ${width}×${height}` : `${width}×${height}`;
+    throw new Error(`vatbake: the KTX2 is ${image.width}×${image.height} (${image.data.length / 4} texels), the description says ${what}: a texture from another bake?`);
   }
-  undoDelta(texture.image.data, description);
+  if (logicalHeight > height * layers) {
+    throw new Error(`vatbake: ${layers} layers of ${height} rows cannot hold the ${logicalHeight} rows the description's bands need`);
+  }
+  const logical = { ...description, texture: { ...description.texture, height: logicalHeight } };
+  undoDelta(image.data.subarray(0, width * logicalHeight * 4), logical);
+  let texture = ktx2Texture;
+  if (layers > 1) {
+    texture = new DataArrayTexture(image.data, width, height, layers);
+    texture.type = ktx2Texture.type;
+    texture.format = ktx2Texture.format;
+    texture.normalized = ktx2Texture.normalized;
+    ktx2Texture.dispose();
+  }
   const texturePath = prepareTexture(texture, renderer, path);
   const { geometry, materials } = restGeometry(gltf.scene);
   setBakedBounds(geometry, description);
@@ -127,7 +152,8 @@ export function fromParts(description, gltf, texture, { renderer, path = 'auto' 
   // Shared by every material of this bake; VatMesh adds its own clock.
   const uniforms = {
     vatTexture: { value: texture },
-    vatSize: { value: new Vector2(width, height) },
+    vatSize: { value: new Vector2(width, logicalHeight) },
+    vatLayerHeight: { value: height },
     vatCenter: { value: new Vector3(...description.positions.center) },
     vatHalfExtent: { value: new Vector3(...description.positions.half_extent) },
   };
@@ -135,6 +161,8 @@ export function fromParts(description, gltf, texture, { renderer, path = 'auto' 
     description,
     texture,
     path: texturePath,
+    layers,
+    normals: (description.normals?.mode ?? 'packed') === 'packed',
     geometry,
     materials,
     clips: clipTable(description),

@@ -49,7 +49,7 @@ test('fromParts: integer upload without EXT_texture_norm16, delta undone, bounds
 test('fromParts refuses a texture of another size, norm16 without the extension, and a PNG bake', () => {
   const { description, gltf } = bake();
   const wrong = new THREE.DataTexture(new Uint16Array(3 * 5 * 4), 3, 5, THREE.RGBAFormat, THREE.UnsignedShortType);
-  assert.throws(() => fromParts(description, gltf, wrong, { renderer: noNorm16 }), { message: 'vatbake: the KTX2 is 3×5, the description says 2×5: a texture from another bake?' });
+  assert.throws(() => fromParts(description, gltf, wrong, { renderer: noNorm16 }), { message: 'vatbake: the KTX2 is 3×5 (15 texels), the description says 2×5: a texture from another bake?' });
   const b = bake();
   assert.throws(() => fromParts(b.description, b.gltf, b.texture, { renderer: noNorm16, path: 'norm16' }), /needs EXT_texture_norm16/);
   assert.throws(() => checkDescription({ ...description, texture: { ...description.texture, container: 'png' } }, 'u.vat.json'), { message: 'vatbake: u.vat.json: the texture is png; bake the default KTX2 for the web' });
@@ -126,4 +126,30 @@ test('VatMesh: moving a unit invalidates the bounds three culls with', () => {
   assert.equal(mesh.boundingSphere, null);
   mesh.computeBoundingSphere();
   assert.ok(mesh.boundingSphere.radius > before + 40, `radius ${mesh.boundingSphere.radius} covers the moved unit`);
+});
+
+test('array layers: the KTX2\'s layers become one DataArrayTexture, the delta undone across layer borders', () => {
+  // 2 points × 5 rows in layers of 3 rows: logical rows 0–2 in layer 0, 3–4 in layer 1 (+1 padding row).
+  const { description, gltf } = bake({ delta: true });
+  description.texture = { ...description.texture, layers: 2, layer_height: 3, height: 3 };
+  description.normals = { mode: 'none' };
+  const texels = new Uint16Array(2 * 3 * 2 * 4);
+  for (let i = 0; i < 40; i++) texels[i] = 1000 + i;
+  // --delta row on logical rows: within clip A (rows 0–2) and clip B (rows 3–4).
+  for (const [top, rows] of [[0, 3], [3, 2]]) for (let y = top + rows - 1; y > top; y--) for (let i = y * 8; i < y * 8 + 8; i++) texels[i] -= texels[i - 8];
+  description.texture.delta = { mode: 'row', order: 1 };
+  const ktx2 = new THREE.DataTexture(texels, 2, 3, THREE.RGBAFormat, THREE.UnsignedShortType);
+  const vat = fromParts(description, gltf, ktx2, { renderer: noNorm16 });
+  assert.ok(vat.texture.isDataArrayTexture);
+  assert.deepEqual([vat.texture.image.width, vat.texture.image.height, vat.texture.image.depth], [2, 3, 2]);
+  assert.equal(vat.texture.internalFormat, 'RGBA16UI');
+  assert.deepEqual(Array.from(vat.texture.image.data.subarray(0, 40)), Array.from({ length: 40 }, (_, i) => 1000 + i), 'every logical row restored');
+  assert.deepEqual([vat.uniforms.vatSize.value.y, vat.uniforms.vatLayerHeight.value], [5, 3]);
+  const mesh = new VatMesh(vat, 1);
+  assert.equal(mesh.material[0].defines.VAT_LAYERS, '');
+  const shader = { vertexShader: THREE.ShaderLib.standard.vertexShader, uniforms: {} };
+  mesh.material[0].onBeforeCompile(shader);
+  assert.doesNotMatch(shader.vertexShader, /objectNormal = vatNormal/, 'normals.mode "none": the rest normal is kept');
+  assert.match(shader.vertexShader, /usampler2DArray vatTexture/);
+  assert.throws(() => fromParts({ ...description, normals: { mode: 'sideways' } }, gltf, ktx2, { renderer: noNorm16 }), /normals.mode "sideways"/);
 });
