@@ -46,10 +46,13 @@ export interface VatDescription {
     height: number;
     bands: number;
     delta?: { mode: string; order: 1 | 2; decode?: string };
+    layers?: number;
+    layer_height?: number;
     [field: string]: unknown;
   };
   positions: { center: [number, number, number]; half_extent: [number, number, number]; [field: string]: unknown };
-  normals?: { encoding?: string; [field: string]: unknown };
+  normals?: { mode?: 'packed' | 'separate' | 'none'; encoding?: string; first_layer?: number; [field: string]: unknown };
+  sockets?: { name: string; node: number; rows: number[][] }[];
   mesh: { file: string; points: number; [field: string]: unknown };
   clips: VatClipDescription[];
   [field: string]: unknown;
@@ -70,6 +73,8 @@ export interface VatUniforms {
   vatSize: { value: Vector2 };
   vatCenter: { value: Vector3 };
   vatHalfExtent: { value: Vector3 };
+  vatLayerHeight: { value: number };
+  vatNormalLayer: { value: number };
   vatTime?: { value: number };
   [name: string]: { value: unknown } | undefined;
 }
@@ -77,8 +82,14 @@ export interface VatUniforms {
 /** A loaded bake: what loadVat and fromParts give. */
 export interface Vat {
   description: VatDescription;
-  texture: DataTexture;
+  texture: DataTexture | import('three').DataArrayTexture;
   path: VatTexturePath;
+  /** Position layers (texture.layers, 1 without). */
+  layers: number;
+  /** Whether the texture is a DataArrayTexture (layers, or normals in layers of their own). */
+  arrayTexture: boolean;
+  /** normals.mode: 'packed' (default), 'separate' or 'none' (the rest mesh's NORMAL is kept). */
+  normals: 'packed' | 'separate' | 'none';
   /** The rest mesh, its primitives as groups, with bounds covering every frame. */
   geometry: BufferGeometry;
   /** The rest GLB's own materials, one per group (unpatched). */
@@ -117,6 +128,10 @@ export interface PatchOptions {
   normals?: boolean;
   /** Compile the clip-B blend in (default true; VatMesh turns it on at the first setCrossfade). */
   crossfade?: boolean;
+  /** The texture is a DataArrayTexture (vatLayerHeight rows a layer). */
+  layers?: boolean;
+  /** Normals in their own layers from vatNormalLayer (normals.mode "separate"). */
+  separateNormals?: boolean;
 }
 export function patchMaterial<M extends Material>(material: M, uniforms: VatUniforms, options?: PatchOptions): M;
 export function patchVertexShader(vertexShader: string, options?: { normals?: boolean }): string;

@@ -10,24 +10,26 @@
  * clip played and of the clip faded to; `vatPlay` = (start A, speed A, start B, speed B):
  * a clip's local time is (vatTime − start) × speed; `vatWeight`: 0 shows clip A, 1 clip B.
  * Defines: VAT_NORM16 (RGBA16 UNORM texture on a sampler2D instead of RGBA16UI on a
- * usampler2D), VAT_LAYERS (an array texture of `vatLayerHeight` rows a layer), VAT_NEAREST (the nearest row instead of blending two), VAT_CROSSFADE
+ * usampler2D), VAT_LAYERS (an array texture of `vatLayerHeight` rows a layer),
+ * VAT_NORMALS_SEPARATE (normals in their own layers from `vatNormalLayer`), VAT_NEAREST (the nearest row instead of blending two), VAT_CROSSFADE
  * (sample clip B too; without it the shader never reads clip B, which a software
  * rasterizer would otherwise pay for on every vertex).
  * `vatSample(p, n)` gives this vertex's model-space position and normal now.
  */
 export const VAT_GLSL = /* glsl */ `
 #ifdef VAT_LAYERS
-// The logical texture split into array layers of vatLayerHeight rows (texture.layers):
-// logical row y is row y mod H of layer y / H.
+// An array texture of vatLayerHeight rows a layer (texture.layers, or normals in layers
+// of their own): logical row y is row y mod H of layer base + y / H.
 uniform float vatLayerHeight;
-ivec3 vatTexel(ivec2 texel) { int h = int(vatLayerHeight); return ivec3(texel.x, texel.y % h, texel.y / h); }
+ivec3 vatTexel(ivec2 texel, int base) { int h = int(vatLayerHeight); return ivec3(texel.x, texel.y % h, base + texel.y / h); }
 #ifdef VAT_NORM16
 uniform highp sampler2DArray vatTexture;
-uvec4 vatFetch(ivec2 texel) { return uvec4(round(texelFetch(vatTexture, vatTexel(texel), 0) * 65535.0)); }
+uvec4 vatFetchLayer(ivec2 texel, int base) { return uvec4(round(texelFetch(vatTexture, vatTexel(texel, base), 0) * 65535.0)); }
 #else
 uniform highp usampler2DArray vatTexture;
-uvec4 vatFetch(ivec2 texel) { return texelFetch(vatTexture, vatTexel(texel), 0); }
+uvec4 vatFetchLayer(ivec2 texel, int base) { return texelFetch(vatTexture, vatTexel(texel, base), 0); }
 #endif
+uvec4 vatFetch(ivec2 texel) { return vatFetchLayer(texel, 0); }
 #elif defined(VAT_NORM16)
 uniform highp sampler2D vatTexture;                    // RGBA16 UNORM (EXT_texture_norm16)
 uvec4 vatFetch(ivec2 texel) { return uvec4(round(texelFetch(vatTexture, texel, 0) * 65535.0)); }
@@ -52,9 +54,8 @@ vec3 vatDecodePosition(uvec4 t) {
   return (vec3(t.rgb) / 65535.0 * 2.0 - 1.0) * vatHalfExtent + vatCenter;
 }
 
-// Octahedral 8 + 8 bits in alpha: x in the high byte, y in the low byte.
-vec3 vatDecodeNormal(uint a) {
-  vec2 o = vec2(float(a >> 8u), float(a & 255u)) / 255.0 * 2.0 - 1.0;
+// Octahedral (x, y) in [-1, 1] to a unit vector.
+vec3 vatUnfold(vec2 o) {
   vec3 n = vec3(o, 1.0 - abs(o.x) - abs(o.y));
   if (n.z < 0.0) {
     vec2 s = vec2(o.x >= 0.0 ? 1.0 : -1.0, o.y >= 0.0 ? 1.0 : -1.0);
@@ -62,6 +63,21 @@ vec3 vatDecodeNormal(uint a) {
   }
   return normalize(n);
 }
+
+// Octahedral 8 + 8 bits in alpha: x in the high byte, y in the low byte.
+vec3 vatDecodeNormal(uint a) {
+  return vatUnfold(vec2(float(a >> 8u), float(a & 255u)) / 255.0 * 2.0 - 1.0);
+}
+
+#ifdef VAT_NORMALS_SEPARATE
+// normals.mode "separate": octahedral 16 + 16 in R and G of the normal layers.
+uniform float vatNormalLayer;                          // normals.first_layer
+vec3 vatNormalAt(ivec2 texel, uvec4 t) {
+  return vatUnfold(vec2(vatFetchLayer(texel, int(vatNormalLayer)).rg) / 65535.0 * 2.0 - 1.0);
+}
+#else
+vec3 vatNormalAt(ivec2 texel, uvec4 t) { return vatDecodeNormal(t.a); }
+#endif
 
 // A clip's fractional row at local time t: loops wrap over rows − 1 intervals (the last
 // row shows the first row's pose), other clips hold their ends.
@@ -76,17 +92,20 @@ void vatSampleClip(int column, int bandTop, vec4 clip, float t, out vec3 p, out 
   int last = int(clip.y) - 1;
   int first = bandTop + int(clip.x);
 #ifdef VAT_NEAREST
-  uvec4 a = vatFetch(ivec2(column, first + min(int(floor(frame + 0.5)), last)));
+  ivec2 at = ivec2(column, first + min(int(floor(frame + 0.5)), last));
+  uvec4 a = vatFetch(at);
   p = vatDecodePosition(a);
-  n = vatDecodeNormal(a.a);
+  n = vatNormalAt(at, a);
 #else
   int r0 = min(int(floor(frame)), last);
   int r1 = min(r0 + 1, last);
   float f = frame - float(r0);
-  uvec4 a = vatFetch(ivec2(column, first + r0));
-  uvec4 b = vatFetch(ivec2(column, first + r1));
+  ivec2 at0 = ivec2(column, first + r0);
+  ivec2 at1 = ivec2(column, first + r1);
+  uvec4 a = vatFetch(at0);
+  uvec4 b = vatFetch(at1);
   p = mix(vatDecodePosition(a), vatDecodePosition(b), f);
-  n = mix(vatDecodeNormal(a.a), vatDecodeNormal(b.a), f);
+  n = mix(vatNormalAt(at0, a), vatNormalAt(at1, b), f);
 #endif
 }
 

@@ -41,8 +41,8 @@ export function checkDescription(description, where = 'the description') {
   if (mode === 'packed' && normals.encoding !== undefined && normals.encoding !== 'octahedral_8_8') {
     throw new Error(`vatbake: ${where}: normals encoded as ${normals.encoding}; this player reads octahedral_8_8`);
   }
-  if (mode !== 'packed' && mode !== 'none') {
-    throw new Error(`vatbake: ${where}: normals.mode "${mode}"; this player reads "packed" (the default) and "none"`);
+  if (!['packed', 'separate', 'none'].includes(mode)) {
+    throw new Error(`vatbake: ${where}: normals.mode "${mode}"; this player reads "packed" (the default), "separate" and "none"`);
   }
   if (!Array.isArray(description.clips) || description.clips.length === 0) {
     throw new Error(`vatbake: ${where} has no clips`);
@@ -121,25 +121,33 @@ export async function loadVat(descriptionUrl, { loader, renderer, path = 'auto',
 export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'auto' } = {}) {
   checkDescription(description);
   const { width } = description.texture;
+  const logicalHeight = description.texture.height;
   const layers = description.texture.layers ?? 1;
-  // The logical texture: every band's rows stacked. Split into array layers, three's
-  // KTX2Loader gives the layers one after the other in one DataTexture of one layer's
-  // size, which is the logical texture row for row (the last layer padded).
-  const height = layers > 1 ? description.texture.layer_height : description.texture.height;
-  const logicalHeight = layers > 1 ? description.rows * description.texture.bands : height;
+  const normals = description.normals?.mode ?? 'packed';
+  // KTX2 layers: the position layers, then (normals "separate") as many normal layers.
+  const normalLayer = normals === 'separate' ? (description.normals.first_layer ?? layers) : 0;
+  const layerCount = normals === 'separate' ? normalLayer + layers : layers;
+  const height = description.texture.layer_height ?? logicalHeight;
+  // three's KTX2Loader gives a KTX2's layers one after the other in one DataTexture of
+  // one layer's size; the position layers in order are the logical texture row for row
+  // (the last layer padded), and the normal layers likewise.
   const { image } = ktx2Texture;
-  if (image.width !== width || image.height !== height || image.data.length !== width * height * layers * 4) {
-    const what = layers > 1 ? `${layers} layers of ${width}×${height}` : `${width}×${height}`;
+  if (image.width !== width || image.height !== height || image.data.length !== width * height * layerCount * 4) {
+    const what = layerCount > 1 ? `${layerCount} layers of ${width}×${height}` : `${width}×${height}`;
     throw new Error(`vatbake: the KTX2 is ${image.width}×${image.height} (${image.data.length / 4} texels), the description says ${what}: a texture from another bake?`);
   }
   if (logicalHeight > height * layers) {
-    throw new Error(`vatbake: ${layers} layers of ${height} rows cannot hold the ${logicalHeight} rows the description's bands need`);
+    throw new Error(`vatbake: ${layers} layers of ${height} rows cannot hold the texture's ${logicalHeight} rows`);
   }
-  const logical = { ...description, texture: { ...description.texture, height: logicalHeight } };
-  undoDelta(image.data.subarray(0, width * logicalHeight * 4), logical);
+  const logicalTexels = width * logicalHeight * 4;
+  undoDelta(image.data.subarray(0, logicalTexels), description);
+  if (normalLayer) {
+    const at = normalLayer * width * height * 4;
+    undoDelta(image.data.subarray(at, at + logicalTexels), description);
+  }
   let texture = ktx2Texture;
-  if (layers > 1) {
-    texture = new DataArrayTexture(image.data, width, height, layers);
+  if (layerCount > 1) {
+    texture = new DataArrayTexture(image.data, width, height, layerCount);
     texture.type = ktx2Texture.type;
     texture.format = ktx2Texture.format;
     texture.normalized = ktx2Texture.normalized;
@@ -154,6 +162,7 @@ export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'au
     vatTexture: { value: texture },
     vatSize: { value: new Vector2(width, logicalHeight) },
     vatLayerHeight: { value: height },
+    vatNormalLayer: { value: normalLayer },
     vatCenter: { value: new Vector3(...description.positions.center) },
     vatHalfExtent: { value: new Vector3(...description.positions.half_extent) },
   };
@@ -162,7 +171,8 @@ export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'au
     texture,
     path: texturePath,
     layers,
-    normals: (description.normals?.mode ?? 'packed') === 'packed',
+    arrayTexture: layerCount > 1,
+    normals,
     geometry,
     materials,
     clips: clipTable(description),

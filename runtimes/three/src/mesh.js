@@ -20,9 +20,9 @@ import { rootMotionAt, socketOnUnit } from './attach.js';
  * every material at once): vatTexture, vatSize, vatCenter, vatHalfExtent, vatTime.
  * @param {import('three').Material} material  patched in place and returned
  * @param {object} uniforms
- * @param {{ norm16?: boolean, interpolate?: boolean, normals?: boolean, crossfade?: boolean, layers?: boolean }} [options]
+ * @param {{ norm16?: boolean, interpolate?: boolean, normals?: boolean, crossfade?: boolean, layers?: boolean, separateNormals?: boolean }} [options]
  */
-export function patchMaterial(material, uniforms, { norm16 = false, interpolate = true, normals = true, crossfade = true, layers = false } = {}) {
+export function patchMaterial(material, uniforms, { norm16 = false, interpolate = true, normals = true, crossfade = true, layers = false, separateNormals = false } = {}) {
   // The material's own onBeforeCompile, kept once: patching again (a switch of
   // interpolation) replaces the patch instead of stacking a second one on it.
   if (!material.userData.vatbake) material.userData.vatbakeOwnCompile = material.onBeforeCompile;
@@ -36,6 +36,8 @@ export function patchMaterial(material, uniforms, { norm16 = false, interpolate 
   else delete material.defines.VAT_CROSSFADE;
   if (layers) material.defines.VAT_LAYERS = '';
   else delete material.defines.VAT_LAYERS;
+  if (separateNormals && normals) material.defines.VAT_NORMALS_SEPARATE = '';
+  else delete material.defines.VAT_NORMALS_SEPARATE;
   material.onBeforeCompile = (shader, renderer) => {
     previous?.call(material, shader, renderer);
     Object.assign(shader.uniforms, uniforms);
@@ -83,7 +85,7 @@ export class VatMesh extends InstancedMesh {
     }
     const uniforms = { ...vat.uniforms, vatTime: { value: 0 } };
     // Crossfades compile in on the first setCrossfade (one recompile), not before.
-    const options = { norm16: vat.path === 'norm16', interpolate, crossfade: false, layers: vat.layers > 1, normals: vat.normals };
+    const options = { norm16: vat.path === 'norm16', interpolate, crossfade: false, layers: vat.arrayTexture, normals: vat.normals !== 'none', separateNormals: vat.normals === 'separate' };
     const drawn = material ?? vat.materials.map((m) => m.clone());
     const list = Array.isArray(drawn) ? drawn : [drawn];
     for (const m of list) patchMaterial(m, uniforms, options);
@@ -122,7 +124,7 @@ export class VatMesh extends InstancedMesh {
   }
 
   _repatch() {
-    const options = { norm16: this.vat.path === 'norm16', interpolate: this._interpolate, crossfade: this._crossfade, layers: this.vat.layers > 1, normals: this.vat.normals };
+    const options = { norm16: this.vat.path === 'norm16', interpolate: this._interpolate, crossfade: this._crossfade, layers: this.vat.arrayTexture, normals: this.vat.normals !== 'none', separateNormals: this.vat.normals === 'separate' };
     for (const m of Array.isArray(this.material) ? this.material : [this.material]) patchMaterial(m, this.uniforms, options);
     patchMaterial(this.customDepthMaterial, this.uniforms, { ...options, normals: false });
     patchMaterial(this.customDistanceMaterial, this.uniforms, { ...options, normals: false });

@@ -131,7 +131,7 @@ test('VatMesh: moving a unit invalidates the bounds three culls with', () => {
 test('array layers: the KTX2\'s layers become one DataArrayTexture, the delta undone across layer borders', () => {
   // 2 points × 5 rows in layers of 3 rows: logical rows 0–2 in layer 0, 3–4 in layer 1 (+1 padding row).
   const { description, gltf } = bake({ delta: true });
-  description.texture = { ...description.texture, layers: 2, layer_height: 3, height: 3 };
+  description.texture = { ...description.texture, layers: 2, layer_height: 3 };
   description.normals = { mode: 'none' };
   const texels = new Uint16Array(2 * 3 * 2 * 4);
   for (let i = 0; i < 40; i++) texels[i] = 1000 + i;
