@@ -53,7 +53,7 @@ function frame(description) {
   return cam;
 }
 
-async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
+async function load({ descriptionUrl, sourceUrl, path = 'auto', frameFrom = null }) {
   unload();
   // (a) VAT: one unit, silhouette material, frustum culling left ON (three's default):
   // a bounding volume that missed part of the animation would cut the unit out.
@@ -62,7 +62,7 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
   mesh = new VatMesh(vat, 1, { material: white() });
   vatScene = new THREE.Scene();
   vatScene.add(mesh);
-  camera = frame(vat.description);
+  camera = frame(frameFrom ?? vat.description); // frameFrom: another bake's bounds (root motion: the moving source's)
 
   // (b) The source with three.js's own playback. Culling off: three computes a skinned
   // mesh's bounds once, and the reference must not lose pixels to that.
@@ -263,6 +263,68 @@ function renderShadow(kind, t, { clip = null, sources = null, loop = true, depth
 }
 
 /**
+ * Sockets: at each time, the VAT unit's socket (VatMesh.getSocket, its unit placed at
+ * `offset`) against the source joint's world transform under three.js's AnimationMixer
+ * (the same offset applied), as distances and angles, and a cube attached to each
+ * drawn as a silhouette (masks returned for an IoU).
+ */
+function socketCheck(clipName, sources, loop, jointName, times, offset = [0, 0, 0]) {
+  const joint = source.scene.getObjectByName(jointName);
+  if (!joint) throw new Error(`no node "${jointName}" in the source`);
+  const d = vat.description;
+  const size = Math.hypot(...d.positions.half_extent) * 0.15;
+  const cube = new THREE.Mesh(new THREE.BoxGeometry(size, size * 0.4, size * 2).translate(0, 0, size), white());
+  cube.matrixAutoUpdate = false;
+  cube.frustumCulled = false;
+  const cubeScene = new THREE.Scene().add(cube);
+  const place = new THREE.Matrix4().makeTranslation(...offset);
+  mesh.setMatrixAt(0, place);
+  mesh.instanceMatrix.needsUpdate = true;
+  const out = [];
+  for (const t of times) {
+    mesh.update(t / 2);
+    mesh.setClip(0, clipName, { start: -t / 2 });
+    const socket = mesh.getSocket(0, jointName);
+    poseSource(sources, t, loop);
+    const jointWorld = new THREE.Matrix4().multiplyMatrices(place, joint.matrixWorld);
+    const p = new THREE.Vector3();
+    const q = new THREE.Quaternion();
+    jointWorld.decompose(p, q, new THREE.Vector3());
+    cube.matrix.copy(socket.matrix);
+    renderer.render(cubeScene, camera);
+    const vatCube = readMask();
+    cube.matrix.compose(p, q, new THREE.Vector3(1, 1, 1));
+    renderer.render(cubeScene, camera);
+    const threeCube = readMask();
+    out.push({ t, distance: socket.position.distanceTo(p), degrees: THREE.MathUtils.radToDeg(socket.quaternion.angleTo(q)), vatCube, threeCube });
+  }
+  mesh.setMatrixAt(0, new THREE.Matrix4());
+  mesh.instanceMatrix.needsUpdate = true;
+  cube.geometry.dispose();
+  return out;
+}
+
+/**
+ * Root motion: the VAT unit at time t, in place (instance at the origin) or placed by
+ * VatMesh.getRootMotion (translation, then yaw about +y), as a silhouette; with the
+ * recorded translation.
+ */
+function renderRootMotion(clipName, t, { apply = true } = {}) {
+  mesh.update(t / 2);
+  mesh.setClip(0, clipName, { start: -t / 2 });
+  const motion = mesh.getRootMotion(0);
+  const m = new THREE.Matrix4();
+  if (apply && motion) m.makeRotationY(motion.yaw).setPosition(motion.translation);
+  mesh.setMatrixAt(0, m);
+  mesh.instanceMatrix.needsUpdate = true;
+  renderer.render(vatScene, camera);
+  const mask = readMask();
+  mesh.setMatrixAt(0, new THREE.Matrix4());
+  mesh.instanceMatrix.needsUpdate = true;
+  return { mask, translation: motion ? motion.translation.toArray() : null };
+}
+
+/**
  * Every texel through the shader: one point per (point, row), drawn with the VAT decode
  * of vat.js (VAT_GLSL) into a float target, against the decode formula evaluated here in
  * float64 on the u16 texels KTX2Loader produced. Rows are reached through the real clip
@@ -281,7 +343,10 @@ function decodeCheck({ simulate = null } = {}) {
     const src = vat.texture.image.data;
     const f = simulate === 'half' ? new Uint16Array(src.length) : new Float32Array(src.length);
     for (let i = 0; i < src.length; i++) f[i] = simulate === 'half' ? THREE.DataUtils.toHalfFloat(src[i] / 65535) : src[i] / 65535;
-    simulated = new THREE.DataTexture(f, d.texture.width, d.texture.height, THREE.RGBAFormat, simulate === 'half' ? THREE.HalfFloatType : THREE.FloatType);
+    const type = simulate === 'half' ? THREE.HalfFloatType : THREE.FloatType;
+    const image = vat.texture.image;
+    simulated = vat.arrayTexture ? new THREE.DataArrayTexture(f, image.width, image.height, image.depth) : new THREE.DataTexture(f, image.width, image.height, THREE.RGBAFormat, type);
+    simulated.type = type;
     simulated.minFilter = simulated.magFilter = THREE.NearestFilter;
     simulated.needsUpdate = true;
     uniforms = { ...uniforms, vatTexture: { value: simulated } };
@@ -316,7 +381,14 @@ function decodeCheck({ simulate = null } = {}) {
 
   const material = new THREE.ShaderMaterial({
     glslVersion: THREE.GLSL3,
-    defines: { ...(norm16 ? { VAT_NORM16: '' } : {}), OUT_WIDTH: width, BAND_ROWS: bandRows, OUT_HEIGHT: height },
+    defines: {
+      ...(norm16 ? { VAT_NORM16: '' } : {}),
+      ...(vat.arrayTexture ? { VAT_LAYERS: '' } : {}),
+      ...(vat.normals === 'separate' ? { VAT_NORMALS_SEPARATE: '' } : {}),
+      OUT_WIDTH: width,
+      BAND_ROWS: bandRows,
+      OUT_HEIGHT: height,
+    },
     uniforms: { ...uniforms, vatTime: { value: 0 }, outNormal: { value: 0 } },
     vertexShader: `${VAT_GLSL}
       out vec3 vOut;
@@ -363,6 +435,8 @@ function decodeCheck({ simulate = null } = {}) {
   // The decode, in float64, from the texels as KTX2Loader gave them.
   const texels = vat.texture.image.data;
   const texWidth = d.texture.width;
+  // normals.mode "separate": the normal layers start vatNormalLayer layers in; "none": no normals to check.
+  const normalAt = vat.uniforms.vatNormalLayer.value * texWidth * vat.uniforms.vatLayerHeight.value * 4;
   const [cx, cy, cz] = d.positions.center;
   const [hx, hy, hz] = d.positions.half_extent;
   let worstPos = { e: -1 };
@@ -376,7 +450,7 @@ function decodeCheck({ simulate = null } = {}) {
       p[0] = p[0] * hx + cx;
       p[1] = p[1] * hy + cy;
       p[2] = p[2] * hz + cz;
-      const n = octDecode(texels[o + 3]);
+      const n = vat.normals === 'separate' ? octDecode16(texels[normalAt + o], texels[normalAt + o + 1]) : octDecode(texels[o + 3]);
       const g = ((r * bandRows + Math.floor(i / width)) * width + (i % width)) * 4;
       if (gpuPos[g + 3] !== 1) {
         missing++;
@@ -386,6 +460,7 @@ function decodeCheck({ simulate = null } = {}) {
         const e = Math.abs(gpuPos[g + a] - p[a]);
         if (e > worstPos.e) worstPos = { e, point: i, row: r, axis: 'xyz'[a], gpu: gpuPos[g + a], expected: p[a] };
       }
+      if (vat.normals === 'none') continue;
       const dot = (gpuNor[g] * n[0] + gpuNor[g + 1] * n[1] + gpuNor[g + 2] * n[2]) / Math.hypot(gpuNor[g], gpuNor[g + 1], gpuNor[g + 2]);
       const deg = (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI;
       if (deg > worstDeg.deg) worstDeg = { deg, point: i, row: r };
@@ -395,13 +470,19 @@ function decodeCheck({ simulate = null } = {}) {
 }
 
 function octDecode(a) {
-  let ox = ((a >> 8) / 255) * 2 - 1;
-  let oy = ((a & 255) / 255) * 2 - 1;
+  return unfold(((a >> 8) / 255) * 2 - 1, ((a & 255) / 255) * 2 - 1);
+}
+
+function octDecode16(r, g) {
+  return unfold((r / 65535) * 2 - 1, (g / 65535) * 2 - 1);
+}
+
+function unfold(ox, oy) {
   const nz = 1 - Math.abs(ox) - Math.abs(oy);
   if (nz < 0) [ox, oy] = [(1 - Math.abs(oy)) * (ox >= 0 ? 1 : -1), (1 - Math.abs(ox)) * (oy >= 0 ? 1 : -1)];
   const len = Math.hypot(ox, oy, nz);
   return [ox / len, oy / len, nz / len];
 }
 
-window.harness = { init, load, renderVat, renderSource, renderShadow, decodeCheck };
+window.harness = { init, load, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck };
 window.harnessReady = true;
