@@ -136,3 +136,36 @@ describe('crossfade and shadows (Fox, default bake)', () => {
     }
   });
 });
+
+describe('array layers and separate normals, as the format describes them (the Fox\'s texture re-cut here)', () => {
+  let d;
+  before(async () => {
+    d = await load({ name: 'Fox-relayered', model: 'Fox/Fox.glb' });
+  });
+
+  for (const normals of ['packed', 'separate']) {
+    test(`layers of 50 rows, normals ${normals}: every texel decodes, and the unit matches three.js`, async (t) => {
+      if (normals === 'separate') await load({ name: 'Fox-relayered', model: 'Fox/Fox.glb' }); // from the plain bake again
+      const shape = await page().evaluate((o) => window.harness.relayer(o), { layerHeight: 50, normals });
+      assert.deepEqual(shape, { layers: normals === 'separate' ? 8 : 4, arrayTexture: true, depth: normals === 'separate' ? 8 : 4 }, '162 rows in 4 layers of 50 (+ 4 normal layers)');
+      const check = await page().evaluate(() => window.harness.decodeCheck());
+      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      assert.equal(check.missing, 0);
+      assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e}`);
+      // 16 + 16 octahedral from an 8 + 8 code: the re-encoding rounds to 0.004°.
+      assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}°`);
+      const rows = [];
+      for (const name of ['Walk', 'Run']) {
+        const clip = d.clips.find((c) => c.name === name);
+        for (const k of [1, Math.floor(clip.rows / 2) + 0.5, clip.rows - 2]) {
+          const time = k / clip.rate;
+          const three = await sourceMask(sourcesOf(clip), time, clip.loop);
+          rows.push({ clip: name, t: time, iou: iou(await vatMask(name, time), three).iou });
+        }
+      }
+      results[`layers ${normals}`] = { check, rows };
+      t.diagnostic(`normals ${normals}: texel check ${check.samples} samples, worst position ${check.worstPos.e.toExponential(2)}, normals ${check.worstDeg.deg.toFixed(5)}°; ` + rows.map((r) => `${r.clip} t=${r.t.toFixed(3)} IoU ${fmt(r.iou)}`).join(', '));
+      for (const r of rows) assert.ok(r.iou >= 0.98, `${r.clip} t=${r.t}: IoU ${fmt(r.iou)}`);
+    });
+  }
+});

@@ -6,7 +6,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
-import { loadVat, VatMesh, VAT_GLSL } from '@vatbake/three';
+import { fromParts, loadVat, VatMesh, VAT_GLSL } from '@vatbake/three';
 
 let renderer;
 let size;
@@ -325,6 +325,52 @@ function renderRootMotion(clipName, t, { apply = true } = {}) {
 }
 
 /**
+ * Rewrite the loaded bake as a KTX2 with array layers would come out of three's
+ * KTX2Loader (docs/FORMAT.md, "Array layers" and "Normals"): the logical texture cut
+ * into layers of `layerHeight` rows, the last padded with zeros, all in one DataTexture
+ * of one layer's size; with `normals: 'separate'` the octahedral 8 + 8 normals re-encoded
+ * as 16 + 16 in R and G of as many layers after the positions', and the alpha zeroed.
+ * Then load it again through the package's fromParts and draw with that.
+ */
+function relayer({ layerHeight, normals = 'packed' }) {
+  const d = vat.description;
+  const { width, height } = d.texture;
+  const layers = Math.ceil(height / layerHeight);
+  const layerTexels = width * layerHeight * 4;
+  const normalLayers = normals === 'separate' ? layers : 0;
+  const data = new Uint16Array(layerTexels * (layers + normalLayers));
+  const logical = vat.texture.image.data.subarray(0, width * height * 4);
+  data.set(logical, 0);
+  if (normals === 'separate') {
+    for (let i = 0; i < width * height; i++) {
+      const [x, y, z] = octDecode(logical[i * 4 + 3]);
+      // Octahedral encode (the inverse of unfold), 16 bits a component.
+      const l1 = Math.abs(x) + Math.abs(y) + Math.abs(z);
+      let ox = x / l1;
+      let oy = y / l1;
+      if (z < 0) [ox, oy] = [(1 - Math.abs(oy)) * (ox >= 0 ? 1 : -1), (1 - Math.abs(ox)) * (oy >= 0 ? 1 : -1)];
+      data[layers * layerTexels + i * 4] = Math.round((ox * 0.5 + 0.5) * 65535);
+      data[layers * layerTexels + i * 4 + 1] = Math.round((oy * 0.5 + 0.5) * 65535);
+      data[i * 4 + 3] = 0;
+    }
+  }
+  const description = {
+    ...d,
+    texture: { ...d.texture, delta: undefined, layers, layer_height: layerHeight },
+    normals: normals === 'separate' ? { mode: 'separate', channel: 'rg', encoding: 'octahedral_16_16', first_layer: layers } : d.normals,
+  };
+  const ktx2 = new THREE.DataTexture(data, width, layerHeight, THREE.RGBAFormat, THREE.UnsignedShortType);
+  const restScene = new THREE.Mesh(vat.geometry);
+  const previous = { vat, mesh };
+  vat = fromParts(description, { scene: restScene }, ktx2, { renderer });
+  mesh = new VatMesh(vat, 1, { material: white() });
+  vatScene.remove(previous.mesh);
+  vatScene.add(mesh);
+  previous.mesh.dispose();
+  return { layers: layers + normalLayers, arrayTexture: vat.arrayTexture, depth: vat.texture.image.depth };
+}
+
+/**
  * Every texel through the shader: one point per (point, row), drawn with the VAT decode
  * of vat.js (VAT_GLSL) into a float target, against the decode formula evaluated here in
  * float64 on the u16 texels KTX2Loader produced. Rows are reached through the real clip
@@ -484,5 +530,5 @@ function unfold(ox, oy) {
   return [ox / len, oy / len, nz / len];
 }
 
-window.harness = { init, load, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck };
+window.harness = { init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck };
 window.harnessReady = true;
