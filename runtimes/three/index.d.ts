@@ -175,7 +175,7 @@ export class VatMesh extends InstancedMesh<BufferGeometry, Material | Material[]
   state(index: number, time?: number): { a: VatClipState; b: VatClipState | null; weight: number };
   getSocket(index: number, name: string, time?: number): VatSocketTransform;
   getRootMotion(index: number, time?: number): VatRootMotion | null;
-  setMatrixAt(index: number, matrix: Matrix4): void;
+  setMatrixAt(index: number, matrix: Matrix4): this;
   dispose(): this;
 }
 

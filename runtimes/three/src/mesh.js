@@ -221,6 +221,7 @@ export class VatMesh extends InstancedMesh {
     super.setMatrixAt(index, matrix);
     this.boundingBox = null;
     this.boundingSphere = null;
+    return this;
   }
 
   _set(name, index, values) {

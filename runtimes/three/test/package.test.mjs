@@ -32,3 +32,10 @@ test('index.d.ts declares every export of src/index.js', () => {
   const extra = [...declared].filter((name) => !(name in api));
   assert.deepEqual(extra, []);
 });
+
+test('index.d.ts type-checks the documented use under TypeScript strict, against @types/three', () => {
+  // The package resolves itself by name (its "exports" and "types"), as a user's code would.
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const run = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'test', 'types')], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+});
