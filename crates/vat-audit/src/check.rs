@@ -809,6 +809,8 @@ mod tests {
             duration: 1.0,
             rate: 30.0,
             looping: false,
+            loop_row: false,
+            root_motion: None,
         });
         let findings = check_source(&baked, &source, &AliasTable::builtin());
         assert_eq!(kinds(&findings), [Kind::EmptySlot]);

@@ -14,6 +14,7 @@ use vat_skin::{Rig, RowPose};
 
 use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Texture};
 use crate::error::{ms, Error};
+use crate::playback;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 use crate::slots;
@@ -208,8 +209,9 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;
     found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
-    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
     let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut sockets = playback::sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
     let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     if let Some(first_set) = &source.first_influence_set {
         report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
@@ -218,8 +220,11 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         Ok(decimation
             .as_ref()
             .filter(|d| d.decimated)
-            .map(|d| measure(&source.model, d, &posed.rig, &clips, &clip_rows, &posed.poses, &posed.entries, &bounds)))
+            .map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds)))
     })?;
+    if settings.loop_rows {
+        layout = add_loop_rows(&mut posed, &mut sockets, settings);
+    }
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
     let texture = clock.stage("pack", || pack(&posed, &layout, &bounds, settings, watch, &mut staged, &mut found))?;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
@@ -235,6 +240,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             &bounds,
             &texture,
             decimation.clone(),
+            sockets,
             settings,
         )
     })?;
@@ -298,8 +304,12 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
     let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
     let decimation = decimate(&source.model, settings, &mut found.warnings)?;
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
-    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
-    let posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    if settings.loop_rows {
+        bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
+        layout = add_loop_rows(&mut posed, &mut Vec::new(), settings);
+    }
     then(&Fresh {
         rig: posed.rig,
         poses: posed.poses,
@@ -406,6 +416,8 @@ fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Re
 
 /// The evaluated model: its rig, rest pose, every row's pose and the clip entries.
 struct Posed<'m> {
+    /// Per row: the transform that took the root motion out (identity where kept).
+    corrections: Vec<glam::Mat4>,
     rig: Rig<'m>,
     /// Which point each texture column holds.
     columns: Columns,
@@ -430,7 +442,7 @@ fn evaluate<'m>(
     let columns = Columns::new(settings.column_order, &rest_positions);
     let size_ratio = vat_skin::skeleton_size_ratio(model, &rest_positions);
     size_guard(size_ratio, &rest_positions, settings.size_guard, &settings.input)?;
-    let poses = texels::row_poses(&rig, clips, clip_rows);
+    let mut poses = texels::row_poses(&rig, clips, clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
     let mut row = 0u32;
     for ((clip, slot), rows) in clips.iter().zip(slots).zip(clip_rows) {
@@ -444,10 +456,35 @@ fn evaluate<'m>(
             duration: rows.duration,
             rate: rows.rate,
             looping: false,
+            loop_row: false,
+            root_motion: None,
         });
         row += rows.rows;
     }
-    Ok(Posed { rig, columns, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
+    let corrections = playback::take_root_motion(
+        model,
+        clips,
+        clip_rows,
+        &mut poses,
+        &mut entries,
+        &settings.root_motion,
+        &settings.input,
+    )?;
+    Ok(Posed { corrections, rig, columns, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
+}
+
+/// `--loop-rows`: appends a copy of each looping clip's first row after its last
+/// (unless it already ends there exactly), in the poses, the entries and the
+/// sockets; returns the new layout.
+fn add_loop_rows(posed: &mut Posed, sockets: &mut [description::Socket], settings: &BakeSettings) -> Layout {
+    let wanted = playback::loop_rows(&posed.rig, &posed.poses, &posed.entries);
+    let map = playback::append_loop_rows(&mut posed.entries, &wanted);
+    posed.poses = map.iter().map(|&old| posed.poses[old].clone()).collect();
+    posed.corrections = map.iter().map(|&old| posed.corrections[old]).collect();
+    for socket in sockets {
+        socket.rows = map.iter().map(|&old| socket.rows[old]).collect();
+    }
+    Layout::new(posed.rig.model().points.len(), map.len(), settings.max_width as usize)
 }
 
 /// Bounds over every row of every clip; a clip loops when its last row is back where its first was.
@@ -513,14 +550,14 @@ fn report_first_set(
 fn measure(
     source: &Model,
     decimated: &vat_decimate::Decimation,
-    rig: &Rig,
+    posed: &Posed,
     clips: &[&Clip],
     clip_rows: &[ClipRows],
-    poses: &[RowPose],
-    entries: &[ClipEntry],
     bounds: &Bounds,
 ) -> description::Decimation {
-    let (error, rows_measured) = decimation_error(source, rig, clips, clip_rows, poses, entries);
+    let rig = &posed.rig;
+    let (error, rows_measured) =
+        decimation_error(source, rig, clips, clip_rows, &posed.poses, &posed.entries, &posed.corrections);
     let diagonal = bounds.diagonal();
     let fraction = |distance: f32| if diagonal > 0.0 { distance / diagonal } else { 0.0 };
     description::Decimation {
@@ -713,6 +750,7 @@ fn encode(
     bounds: &Bounds,
     texture: &PackedTexture,
     decimation: Option<description::Decimation>,
+    sockets: Vec<description::Socket>,
     settings: &BakeSettings,
 ) -> Result<Encoded> {
     let (rest_positions, rest_normals) = rest;
@@ -757,6 +795,8 @@ fn encode(
                 order: settings.delta.order() as u32,
                 decode: description::DELTA_DECODE.into(),
             }),
+            layers: None,
+            layer_height: None,
             bytes: texture.bytes,
             sha256: Some(texture.sha256.clone()),
         },
@@ -768,9 +808,11 @@ fn encode(
             precision: bounds.precision(),
         },
         normals: Normals {
+            mode: "packed".into(),
             channel: "a".into(),
             encoding: "octahedral_8_8".into(),
             max_error_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES,
+            first_layer: None,
         },
         mesh: Mesh {
             file: settings.mesh_file(),
@@ -780,6 +822,7 @@ fn encode(
         },
         decimation,
         clips: entries,
+        sockets,
     };
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
     description_json.push(b'\n');
@@ -890,6 +933,7 @@ fn decimation_error(
     clip_rows: &[ClipRows],
     poses: &[RowPose],
     entries: &[ClipEntry],
+    corrections: &[glam::Mat4],
 ) -> (vat_decimate::SurfaceDistance, usize) {
     let rows: Vec<usize> = clip_rows.iter().map(|r| r.rows as usize).collect();
     let picked = vat_decimate::measured_rows(&rows, vat_decimate::MEASURED_ROWS);
@@ -900,8 +944,11 @@ fn decimation_error(
         .par_iter()
         .map(|&(clip, row)| {
             let time = clip_rows[clip].time(row as u32);
-            let source_positions = texels::positions(&source_rig, &source_rig.pose(Some(clips[clip]), time));
-            let baked_positions = texels::positions(baked, &poses[entries[clip].row as usize + row]);
+            let row = entries[clip].row as usize + row;
+            let mut source_pose = source_rig.pose(Some(clips[clip]), time);
+            source_pose.premultiply(corrections[row]);
+            let source_positions = texels::positions(&source_rig, &source_pose);
+            let baked_positions = texels::positions(baked, &poses[row]);
             vat_decimate::pose_error(source, &source_positions, baked.model(), &baked_positions)
         })
         .collect();
