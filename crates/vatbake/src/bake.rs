@@ -96,6 +96,9 @@ pub struct BakeReport {
     /// Size of the texels before compression, in bytes: width × height × 8 (RGBA, 16 bits
     /// per channel).
     pub raw_texel_bytes: u64,
+    /// GPU memory the texture takes once uploaded (raw texel bytes: width × layer
+    /// height × layers × 8; the layers' padding included).
+    pub gpu_bytes: u64,
     /// Largest position error the 16-bit encoding can make with these bounds, in model
     /// units (the description's `positions.precision`).
     pub precision: f32,
@@ -245,6 +248,20 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         )
     })?;
     let files = clock.stage("write", || write(staged, &encoded, settings))?;
+    let gpu_bytes = playback::Layers::of(&layout, settings.max_height).gpu_bytes(layout.width);
+    if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
+        found.warnings.push(
+            Finding::new(
+                "gpu-budget",
+                format!(
+                    "the texture takes {:.1} MiB of GPU memory, more than the budget of {:.1} MiB",
+                    gpu_bytes as f64 / 1048576.0,
+                    budget as f64 / 1048576.0
+                ),
+            )
+            .advice("lower --points, --fps or --max-frames, or bake fewer --clips"),
+        );
+    }
     let mut timings = clock.timings;
     timings.total = ms(started);
 
@@ -261,6 +278,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         texture_bytes: texture.bytes,
         mesh_bytes: encoded.glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
+        gpu_bytes: playback::Layers::of(&layout, settings.max_height).gpu_bytes(layout.width),
         precision: bounds.precision(),
         size_ratio: posed.size_ratio,
         decimation,
@@ -656,7 +674,8 @@ fn pack(
                 workers: zstd_workers(),
                 long_window: settings.zstd_long,
             };
-            let (width, height) = (layout.width as u32, layout.height as u32);
+            let width = layout.width as u32;
+            let layers = playback::Layers::of(layout, settings.max_height);
             let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
             let mut evaluating = std::time::Duration::ZERO;
             let bytes = staged
@@ -668,7 +687,13 @@ fn pack(
                         in_writer.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
                         out
                     };
-                    let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
+                    let mut writer = vat_ktx2::Ktx2Writer::with_layers(
+                        std::io::BufWriter::new(file),
+                        width,
+                        layers.height,
+                        layers.count,
+                        &options,
+                    )?;
                     let (mut done, row_len) = (0, layout.width * 4);
                     let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
                     let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first);
@@ -693,6 +718,11 @@ fn pack(
                             }
                             Ok::<(), vat_ktx2::Ktx2Error>(())
                         })?;
+                    // The last layer's rows past the texture: zero.
+                    let padding = vec![0u16; row_len];
+                    for _ in layout.height..layers.rows() {
+                        timed(&mut || writer.write_rows(&padding))?;
+                    }
                     let mut writer = Some(writer);
                     timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
                     Ok(())
@@ -707,6 +737,14 @@ fn pack(
             let sha256 = staged.sha256(&name).map_err(output)?;
             Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256 })
         }
+        TextureFormat::Png if playback::Layers::of(layout, settings.max_height).count > 1 => Err(Error::usage(format!(
+            "{}: the texture is {} rows tall, more than --max-size allows ({}), and a PNG cannot hold array layers; \
+             bake a KTX2, or lower --fps, --max-frames or the clips",
+            settings.input.display(),
+            layout.height,
+            settings.max_height.unwrap_or_default()
+        ))
+        .into()),
         TextureFormat::Png => {
             found.warnings.push(
                 Finding::new(
@@ -795,8 +833,8 @@ fn encode(
                 order: settings.delta.order() as u32,
                 decode: description::DELTA_DECODE.into(),
             }),
-            layers: None,
-            layer_height: None,
+            layers: layers_of(layout, settings).map(|l| l.count),
+            layer_height: layers_of(layout, settings).map(|l| l.height),
             bytes: texture.bytes,
             sha256: Some(texture.sha256.clone()),
         },
@@ -827,6 +865,11 @@ fn encode(
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
     description_json.push(b'\n');
     Ok(Encoded { glb, description, description_json })
+}
+
+/// The array layers of a layered texture; `None` for a plain one.
+fn layers_of(layout: &Layout, settings: &BakeSettings) -> Option<playback::Layers> {
+    Some(playback::Layers::of(layout, settings.max_height)).filter(|l| l.count > 1)
 }
 
 /// Write: the rest mesh and the description staged beside the texture, then all

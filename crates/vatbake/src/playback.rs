@@ -247,6 +247,44 @@ pub(crate) fn unknown_socket(file: &std::path::Path, wanted: &str, joints: &[&st
     ))
 }
 
+/// How the logical texture (`layout.height` rows) is split into array layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layers {
+    /// Layers (1: a plain 2D texture).
+    pub count: u32,
+    /// Rows per layer.
+    pub height: u32,
+}
+
+impl Layers {
+    /// The fewest layers of at most `max_height` rows that hold `layout.height` rows,
+    /// as even as they can be: `ceil(height / count)` rows each.
+    pub fn of(layout: &vat_model::Layout, max_height: Option<u32>) -> Layers {
+        let height = layout.height.max(1) as u32;
+        let count = max_height.map_or(1, |h| height.div_ceil(h.max(1)));
+        Layers { count, height: height.div_ceil(count) }
+    }
+
+    /// Rows in all layers: the texture's and the last layer's padding.
+    pub fn rows(&self) -> usize {
+        self.count as usize * self.height as usize
+    }
+
+    /// Raw texel bytes of all layers at `width` texels a row.
+    pub fn gpu_bytes(&self, width: usize) -> u64 {
+        self.rows() as u64 * width as u64 * 8
+    }
+}
+
+/// GPU memory a bake's texture takes, from its description: raw texel bytes of every
+/// layer it uploads (positions' and, with separate normals, the normals').
+pub fn gpu_bytes(d: &description::Description) -> u64 {
+    let t = &d.texture;
+    let rows = u64::from(t.layers.unwrap_or(1)) * u64::from(t.layer_height.unwrap_or(t.height));
+    let copies = if d.normals.mode == "separate" { 2 } else { 1 };
+    rows * u64::from(t.width) * 8 * copies
+}
+
 /// The root of the model's motion, as the glTF specification allows: the first
 /// skin's `skeleton` node, else the nearest common ancestor of its joints. `None`
 /// for a model without a skin with joints.
