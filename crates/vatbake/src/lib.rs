@@ -31,6 +31,7 @@ pub mod delta;
 pub mod error;
 pub mod inspect;
 pub mod preview;
+pub mod playback;
 mod rest_mesh;
 pub mod roster;
 pub mod settings;

@@ -168,6 +168,7 @@ impl ShippedFiles {
             _ => vat_ktx2::decode_ktx2(bytes),
         }
         .map_err(|e| format!("{}: the texture cannot be decoded: {e}", self.texture.display()))?;
+        unlayer(&self.description, &mut image).map_err(|e| format!("{}: {e}", self.texture.display()))?;
         undo_delta(&self.description, &mut image).map_err(|e| format!("{}: {e}", self.path.display()))?;
         Ok(image)
     }
@@ -187,6 +188,24 @@ impl ShippedFiles {
         }
         Ok(())
     }
+}
+
+/// The logical texture of an array texture (`texture.layers`): its layers, decoded one
+/// after the other, less the last layer's padding. A texture without layers is left as it is.
+pub fn unlayer(description: &Description, image: &mut vat_ktx2::Rgba16Image) -> Result<(), String> {
+    let t = &description.texture;
+    let (Some(layers), Some(layer_height)) = (t.layers, t.layer_height) else { return Ok(()) };
+    let stored = u64::from(layers) * u64::from(layer_height);
+    if u64::from(image.height) != stored || stored < u64::from(t.height) {
+        return Err(format!(
+            "the texture holds {} rows, where {layers} layers of {layer_height} rows for a {}-row texture were recorded: \
+             it belongs to another bake",
+            image.height, t.height
+        ));
+    }
+    image.texels.truncate(t.height as usize * image.width as usize * 4);
+    image.height = t.height;
+    Ok(())
 }
 
 /// Undoes the delta `description.texture.delta` records (nothing when it records

@@ -323,6 +323,8 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
         column_order: Some(
             s.column_order.parse().map_err(|e: String| recorded(Error::usage(format!("column_order: {e}"))))?,
         ),
+        loop_rows: s.loop_rows,
+        root_motion: Some(root_motion_of(s).map_err(|e| recorded(Error::usage(format!("root_motion: {e}"))))?),
         ..Default::default()
     };
     let mut settings = options.settings(source, PathBuf::new()).map_err(recorded)?;
@@ -334,6 +336,14 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
 }
 
 /// What one row's comparison found.
+/// The recorded `--root-motion`, as the flag would give it.
+fn root_motion_of(s: &description::Settings) -> Result<crate::playback::RootMotionChoice, String> {
+    Ok(crate::playback::RootMotionChoice {
+        default: s.root_motion.parse()?,
+        clips: s.root_motion_clips.iter().map(|(k, v)| Ok((k.clone(), v.parse()?))).collect::<Result<_, String>>()?,
+    })
+}
+
 #[derive(Clone, Copy)]
 struct RowResult {
     max: f32,
