@@ -37,6 +37,9 @@ const FIXTURES = [
   // --delta second (the default; here explicit): loadVat undoes the stored differences on load; wrapped
   // into 3 bands so the undo restarts at every band's clips.
   { name: 'Fox-delta', model: 'Fox/Fox.glb', args: ['--delta', 'second', '--max-width', '700'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
+  // --max-size: 2 bands of 864 columns, 324 rows cut into array layers of at most 100
+  // (4 of 81); the package reads the KTX2's layers as a DataArrayTexture.
+  { name: 'Fox-layers', model: 'Fox/Fox.glb', args: ['--max-size', '1000x100'], clips: ['Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 }, layers: 4 },
 ];
 
 /**
@@ -87,6 +90,7 @@ for (const fixture of FIXTURES) {
       const urls = bakeFixture(BIN, bakeRoot, REPO, fixture);
       info = await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, path: 'auto' });
       record.path = info.path;
+      assert.equal(info.description.texture.layers ?? 1, fixture.layers ?? 1, 'array layers as the fixture asks');
     });
 
     test('the texture path plays the stored u16 values losslessly (every texel through the shader)', async (t) => {
