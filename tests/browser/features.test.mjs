@@ -3,12 +3,11 @@
 // front paw follows the skinned joint), root motion "extract" (the unit plays in place;
 // in place plus the recorded translation matches the source), loop rows (the wrap from a
 // clip's end to its start shows no jump, on MorphStressTest). Images and numbers in artifacts/features/.
-import { describe, test, before, after } from 'node:test';
+import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bakeFixture, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
+import { browserSession, decodeMask, iou, writeComparison } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -16,35 +15,11 @@ const ARTIFACTS = path.join(HERE, 'artifacts', 'features');
 const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
 const SIZE = 256;
 
-let browser;
-let server;
-let bakeRoot;
 const results = {};
-const page = () => browser.page;
+const session = browserSession({ BIN, REPO, artifacts: ARTIFACTS, size: SIZE, results });
+const page = session.page;
+const load = session.bake;
 const fmt = (x) => x.toFixed(4);
-
-before(async () => {
-  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  ({ browser, server, bakeRoot } = await openHarness(BIN, REPO));
-  await page().evaluate((s) => window.harness.init(s), SIZE);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(bakeRoot, { recursive: true, force: true });
-  fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(results, null, 2));
-});
-
-/** Bake, read the description from disk, load it in the page (framed from `frameFrom` if given). */
-async function load(fixture, frameFrom = null) {
-  const urls = bakeFixture(BIN, bakeRoot, REPO, fixture);
-  const file = path.join(bakeRoot, urls.description.replace(/^\/bake\//, ''));
-  const description = JSON.parse(fs.readFileSync(file, 'utf8'));
-  await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, frameFrom });
-  return { description, urls };
-}
 const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
 const diagonal = (d) => 2 * Math.hypot(...d.positions.half_extent);
 

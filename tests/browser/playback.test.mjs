@@ -60,7 +60,7 @@ const results = { browser: null, fixtures: {} };
 
 before(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  for (const entry of fs.readdirSync(ARTIFACTS)) if (entry !== 'runtime') fs.rmSync(path.join(ARTIFACTS, entry), { recursive: true, force: true });
+  for (const entry of fs.readdirSync(ARTIFACTS)) if (entry !== 'runtime' && entry !== 'features') fs.rmSync(path.join(ARTIFACTS, entry), { recursive: true, force: true });
   ({ browser, server, bakeRoot } = await openHarness(BIN, REPO));
   const { page } = browser;
   results.browser = await page.evaluate((s) => window.harness.init(s), SIZE);

@@ -4,12 +4,11 @@
 // (against AnimationMixer's blend of the same clips at 50%), and the shadow a unit casts
 // on a plane (against the skinned unit's shadow; a control without the patched depth
 // material must fail). Images go to tests/browser/artifacts/runtime/.
-import { describe, test, before, after } from 'node:test';
+import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bakeFixture, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
+import { browserSession, decodeMask, iou, writeComparison } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -17,32 +16,11 @@ const ARTIFACTS = path.join(HERE, 'artifacts', 'runtime');
 const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
 const SIZE = 256;
 
-let browser;
-let server;
-let bakeRoot;
 const results = {};
-const page = () => browser.page;
+const session = browserSession({ BIN, REPO, artifacts: ARTIFACTS, size: SIZE, results });
+const page = session.page;
 const fmt = (x) => x.toFixed(4);
-
-before(async () => {
-  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  ({ browser, server, bakeRoot } = await openHarness(BIN, REPO));
-  await page().evaluate((s) => window.harness.init(s), SIZE);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(bakeRoot, { recursive: true, force: true });
-  fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(results, null, 2));
-});
-
-async function load(fixture) {
-  const urls = bakeFixture(BIN, bakeRoot, REPO, fixture);
-  const info = await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, path: 'auto' });
-  return info.description;
-}
+const load = async (fixture) => (await session.bake(fixture)).description;
 const vatMask = async (clip, t, options = {}) => decodeMask(await page().evaluate(([c, tt, o]) => window.harness.renderVat(c, tt, o), [clip, t, options]));
 const sourceMask = async (sources, t, loop, blend = null) =>
   decodeMask(await page().evaluate(([s, tt, l, b]) => window.harness.renderSource(s, tt, l, b), [sources, t, loop, blend]));

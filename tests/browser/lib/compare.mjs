@@ -1,5 +1,6 @@
 // What the browser tests share: bake a fixture with the vatbake binary, decode the masks
 // the page returns, compare them (IoU) and write the comparison images.
+import { before, after } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,3 +94,36 @@ export function writeComparison(SIZE, file, vat, three) {
   return rgba;
 }
 
+
+/**
+ * One browser session for a test file (node:test hooks): the harness opened before the
+ * tests, `artifacts` emptied, and at the end the browser closed, the bakes removed
+ * (unless VATBAKE_BROWSER_KEEP) and `results` written to artifacts/results.json.
+ * Returns the session: { page(), bake(fixture) → { description, urls } (baked, read
+ * from disk and loaded in the page; `frameFrom` frames it from another bake's bounds) }.
+ */
+export function browserSession({ BIN, REPO, artifacts, size, results }) {
+  let state = null;
+  const page = () => state.browser.page;
+  before(async () => {
+    fs.rmSync(artifacts, { recursive: true, force: true });
+    fs.mkdirSync(artifacts, { recursive: true });
+    state = await openHarness(BIN, REPO);
+    await page().evaluate((s) => window.harness.init(s), size);
+  });
+  after(async () => {
+    await state?.browser.close();
+    await state?.server.close();
+    if (state?.bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(state.bakeRoot, { recursive: true, force: true });
+    fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+  });
+  return {
+    page,
+    async bake(fixture, frameFrom = null) {
+      const urls = bakeFixture(BIN, state.bakeRoot, REPO, fixture);
+      const description = JSON.parse(fs.readFileSync(path.join(state.bakeRoot, urls.description.replace(/^\/bake\//, '')), 'utf8'));
+      await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, frameFrom });
+      return { description, urls };
+    },
+  };
+}
