@@ -345,3 +345,34 @@ fn size_flags_are_checked() {
     assert_eq!(code, Some(2));
     assert!(message.contains("a PNG cannot hold array layers"), "{message}");
 }
+
+#[test]
+fn a_roster_takes_the_playback_settings_per_unit_and_reports_gpu_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(kenney(), dir.path().join("kenney.glb")).unwrap();
+    let roster = dir.path().join("roster.toml");
+    std::fs::write(
+        &roster,
+        "output = \"baked\"\n[defaults]\nclips = [\"die\", \"idle\"]\n\n\
+         [[unit]]\nname = \"rooted\"\nsource = \"kenney.glb\"\nroot_motion = \"extract,idle=keep\"\nsockets = [\"root\"]\n\n\
+         [[unit]]\nname = \"layered\"\nsource = \"kenney.glb\"\nmax_size = \"4096x20\"\n",
+    )
+    .unwrap();
+    let o = vatbake(&["roster", roster.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let read = |name: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join(format!("baked/{name}/{name}.vat.json"))).unwrap()).unwrap()
+    };
+    let rooted = read("rooted");
+    assert_eq!(rooted["clips"][0]["root_motion"]["mode"], "extract");
+    assert!(rooted["clips"][1].get("root_motion").is_none());
+    assert_eq!(rooted["sockets"][0]["name"], "root");
+    let layered = read("layered");
+    let (layers, layer_height) =
+        (layered["texture"]["layers"].as_u64().unwrap(), layered["texture"]["layer_height"].as_u64().unwrap());
+    assert!(layers > 1 && layer_height <= 20, "{layers} × {layer_height}");
+    let unit = report["units"].as_array().unwrap().iter().find(|u| u["name"] == "layered").unwrap();
+    let width = layered["texture"]["width"].as_u64().unwrap();
+    assert_eq!(unit["gpu_bytes"].as_u64().unwrap(), width * layers * layer_height * 8);
+}
