@@ -49,7 +49,8 @@ npm test --prefix tests/js
 npm ci --prefix runtimes/three --no-audit --no-fund --loglevel=error
 npm test --prefix runtimes/three
 
-# three.js playback in headless Chromium (docs/examples/three, tests/browser): about a minute.
+# three.js playback in headless Chromium through the runtime package (tests/browser:
+# playback, the package's features, the bake-side features): about two minutes.
 if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
