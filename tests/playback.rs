@@ -376,3 +376,54 @@ fn a_roster_takes_the_playback_settings_per_unit_and_reports_gpu_bytes() {
     let width = layered["texture"]["width"].as_u64().unwrap();
     assert_eq!(unit["gpu_bytes"].as_u64().unwrap(), width * layers * layer_height * 8);
 }
+
+#[test]
+fn normals_separate_and_none_keep_the_positions_and_read_back() {
+    let model = fixture("Fox/Fox.glb");
+    let common = ["--points", "all", "--delta", "none"];
+    let (plain_dir, plain) = bake(&model, &common);
+    let (_, packed) = read_ktx2(&plain_dir.path().join("Fox.vat.ktx2"));
+    let (dir, d) = bake(&model, &[&common[..], &["--normals", "separate"]].concat());
+    assert_eq!(d["settings"]["normals"], "separate");
+    assert_eq!(
+        d["normals"],
+        serde_json::json!({ "mode": "separate", "channel": "rg", "encoding": "octahedral_16_16",
+                            "max_error_degrees": 0.004, "first_layer": 1 })
+    );
+    // The ktx2 crate: two layers of the plain height, positions then normals.
+    let (header, stored) = read_ktx2(&dir.path().join("Fox.vat.ktx2"));
+    assert_eq!((header.pixel_height, header.layer_count), (162, 2));
+    let half = packed.len();
+    assert_eq!(stored.len(), 2 * half);
+    for (i, (s, p)) in stored[..half].iter().zip(&packed).enumerate() {
+        assert_eq!(*s, if i % 4 == 3 { 0 } else { *p }, "texel value {i}");
+    }
+    // Each separate normal is within 0.96° + 0.004° of the packed one (both encode the same normal).
+    let mut worst = 0.0f32;
+    for (n16, p) in stored[half..].chunks_exact(4).zip(packed.chunks_exact(4)) {
+        if p[0] == 0 && p[1] == 0 && p[2] == 0 && p[3] == 0 {
+            continue; // padding
+        }
+        assert_eq!((n16[2], n16[3]), (0, 0));
+        let a = vatbake::playback::decode_normal16(n16[0], n16[1]);
+        let b = vat_bounds::decode_normal(p[3]);
+        worst = worst.max(a.cross(b).length().atan2(a.dot(b)).to_degrees());
+    }
+    assert!(worst > 0.1 && worst <= 0.96 + 0.004, "{worst}");
+    verify_passes(&dir.path().join("Fox.vat.json"), &model);
+    let o = vatbake(&["inspect", dir.path().join("Fox.vat.json").to_str().unwrap(), "--json"]);
+    let inspected: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(inspected["gpu_bytes"].as_u64().unwrap(), 2 * 162 * 1728 * 8);
+
+    let (dir, d) = bake(&model, &[&common[..], &["--normals", "none"]].concat());
+    assert_eq!((d["normals"]["mode"].as_str(), d["normals"]["max_error_degrees"].as_f64()), (Some("none"), Some(0.0)));
+    let (header, stored) = read_ktx2(&dir.path().join("Fox.vat.ktx2"));
+    assert_eq!(header.layer_count, 0);
+    for (i, (s, p)) in stored.iter().zip(&packed).enumerate() {
+        assert_eq!(*s, if i % 4 == 3 { 0 } else { *p }, "texel value {i}");
+    }
+    verify_passes(&dir.path().join("Fox.vat.json"), &model);
+    let o = vatbake(&["bake", model.to_str().unwrap(), "-o", dir.path().to_str().unwrap(), "--normals", "flat"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("\"flat\" is not a normals mode: give packed, separate or none"), "{}", stderr(&o));
+}

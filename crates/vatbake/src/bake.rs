@@ -12,7 +12,7 @@ use vat_bounds::Bounds;
 use vat_model::{Clip, ClipRows, Columns, Finding, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
-use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Texture};
+use crate::description::{self, Axes, ClipEntry, Description, Mesh, Positions, Texture};
 use crate::error::{ms, Error};
 use crate::playback;
 use crate::rest_mesh::{self, RestMesh};
@@ -248,7 +248,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         )
     })?;
     let files = clock.stage("write", || write(staged, &encoded, settings))?;
-    let gpu_bytes = playback::Layers::of(&layout, settings.max_height).gpu_bytes(layout.width);
+    let gpu_bytes = playback::gpu_bytes(&encoded.description);
     if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
         found.warnings.push(
             Finding::new(
@@ -278,7 +278,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         texture_bytes: texture.bytes,
         mesh_bytes: encoded.glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
-        gpu_bytes: playback::Layers::of(&layout, settings.max_height).gpu_bytes(layout.width),
+        gpu_bytes,
         precision: bounds.precision(),
         size_ratio: posed.size_ratio,
         decimation,
@@ -687,41 +687,56 @@ fn pack(
                         in_writer.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
                         out
                     };
+                    let separate = settings.normals == playback::NormalsMode::Separate;
                     let mut writer = vat_ktx2::Ktx2Writer::with_layers(
                         std::io::BufWriter::new(file),
                         width,
                         layers.height,
-                        layers.count,
+                        layers.count * if separate { 2 } else { 1 },
                         &options,
                     )?;
                     let (mut done, row_len) = (0, layout.width * 4);
-                    let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
-                    let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first);
+                    let total_rows = layout.height * if separate { 2 } else { 1 };
+                    let first = || crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
                     let mut stored = Vec::new();
-                    watch.rows(0, layout.height);
-                    evaluating =
-                        texels::stream_texels(&posed.rig, &posed.poses, layout, &posed.columns, bounds, |rows| {
-                            let rows = if settings.delta == crate::delta::Delta::None {
+                    // Positions, then (separate normals) the normals: each its own
+                    // logical image, delta-encoded alike, padded to whole layers.
+                    for normal_layers in [false, true].into_iter().take(if separate { 2 } else { 1 }) {
+                        let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first());
+                        let no_alpha = !normal_layers && settings.normals != playback::NormalsMode::Packed;
+                        watch.rows(done, total_rows);
+                        let sink = |rows: &[u16]| {
+                            let rows = if settings.delta == crate::delta::Delta::None && !no_alpha {
                                 rows
                             } else {
                                 stored.clear();
                                 stored.extend_from_slice(rows);
+                                if no_alpha {
+                                    stored.chunks_exact_mut(4).for_each(|texel| texel[3] = 0);
+                                }
                                 delta.encode(&mut stored);
                                 &stored[..]
                             };
                             timed(&mut || writer.write_rows(rows))?;
                             done += rows.len() / row_len;
-                            watch.rows(done, layout.height);
+                            watch.rows(done, total_rows);
                             if watch.cancelled() {
                                 let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
                                 return Err(vat_ktx2::Ktx2Error::Io(stop));
                             }
                             Ok::<(), vat_ktx2::Ktx2Error>(())
-                        })?;
-                    // The last layer's rows past the texture: zero.
-                    let padding = vec![0u16; row_len];
-                    for _ in layout.height..layers.rows() {
-                        timed(&mut || writer.write_rows(&padding))?;
+                        };
+                        let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
+                        evaluating += if normal_layers {
+                            texels::stream_normal_texels(rig, poses, layout, columns, bounds, sink)?
+                        } else {
+                            texels::stream_texels(rig, poses, layout, columns, bounds, sink)?
+                        };
+                        // The last layer's rows past the texture: zero.
+                        let padding = vec![0u16; row_len];
+                        for _ in layout.height..layers.rows() {
+                            timed(&mut || writer.write_rows(&padding))?;
+                        }
                     }
                     let mut writer = Some(writer);
                     timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
@@ -845,13 +860,7 @@ fn encode(
             half_extent: bounds.half_extent.to_array(),
             precision: bounds.precision(),
         },
-        normals: Normals {
-            mode: "packed".into(),
-            channel: "a".into(),
-            encoding: "octahedral_8_8".into(),
-            max_error_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES,
-            first_layer: None,
-        },
+        normals: playback::normals_entry(settings.normals, layers_of(layout, settings).map_or(1, |l| l.count)),
         mesh: Mesh {
             file: settings.mesh_file(),
             points: model.points.len() as u32,

@@ -80,7 +80,7 @@ struct Extent {
 /// column of the last band are zero.
 pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, bounds: &Bounds) -> Vec<u16> {
     let mut texels = vec![0u16; layout.texels() * 4];
-    fill_rows(rig, poses, layout, columns, &Quantizer::new(bounds), 0, &mut texels);
+    fill_rows(rig, poses, layout, columns, &Quantizer::new(bounds), 0, false, &mut texels);
     texels
 }
 
@@ -106,7 +106,20 @@ pub fn stream_texels<E: Send>(
     bounds: &Bounds,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
-    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, sink)
+    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, false, sink)
+}
+
+/// [`stream_texels`] of the normals alone, octahedral 16 + 16 in R and G (B = A = 0):
+/// the separate normal layers of `--normals separate`.
+pub fn stream_normal_texels<E: Send>(
+    rig: &Rig,
+    poses: &[RowPose],
+    layout: &Layout,
+    columns: &Columns,
+    bounds: &Bounds,
+    sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
+) -> Result<Duration, E> {
+    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, true, sink)
 }
 
 fn stream_chunks<E: Send>(
@@ -116,6 +129,7 @@ fn stream_chunks<E: Send>(
     columns: &Columns,
     bounds: &Bounds,
     chunk_bytes: usize,
+    normals16: bool,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
     let mut evaluating = Duration::ZERO;
@@ -127,7 +141,7 @@ fn stream_chunks<E: Send>(
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, &quantizer, first_row, normals16, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
@@ -157,7 +171,7 @@ fn stream_chunks<E: Send>(
                 }
             };
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, &quantizer, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, &quantizer, first_row, normals16, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
@@ -177,6 +191,7 @@ fn fill_rows(
     columns: &Columns,
     quantizer: &Quantizer,
     first_row: usize,
+    normals16: bool,
     texels: &mut [u16],
 ) {
     assert_eq!(poses.len(), layout.rows, "one pose per row");
@@ -196,7 +211,14 @@ fn fill_rows(
                 rig.evaluate_points(pose, &columns.points()[band], positions, normals);
             }
             let (used, padding) = line.split_at_mut(count * 4);
-            vat_bounds::encode_texels(quantizer, positions, normals, used);
+            if normals16 {
+                for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
+                    let [x, y] = crate::playback::encode_normal16(normal);
+                    texel.copy_from_slice(&[x, y, 0, 0]);
+                }
+            } else {
+                vat_bounds::encode_texels(quantizer, positions, normals, used);
+            }
             padding.fill(0);
         },
     );
@@ -316,7 +338,7 @@ mod tests {
             // 5 rows of 32 bytes a chunk: 19 chunks, the last of 3 rows, recycled buffers included.
             let streamed = in_pool(threads, || {
                 let mut streamed = Vec::new();
-                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 5 * 32, |rows: &[u16]| {
+                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 5 * 32, false, |rows: &[u16]| {
                     assert_eq!(rows.len() % 16, 0, "whole rows");
                     streamed.extend_from_slice(rows);
                     Ok::<(), ()>(())
@@ -339,7 +361,7 @@ mod tests {
         for threads in [1, 2] {
             let mut calls = 0;
             let result = in_pool(threads, || {
-                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 32, |_: &[u16]| {
+                stream_chunks(&rig, &poses, &layout, &columns, &bounds, 32, false, |_: &[u16]| {
                     calls += 1;
                     if calls == 3 {
                         Err("disk full")

@@ -159,8 +159,8 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                     );
                 }
             }
-            match files.decode_texture_bytes(&bytes) {
-                Ok(image) => match files.check_shape(&image) {
+            match files.decode_texture_parts(&bytes) {
+                Ok(image) => match files.check_shape(&image.0) {
                     Ok(()) => Some(image),
                     Err(why) => {
                         note("texture-shape", why);
@@ -241,7 +241,8 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     // The texture is read through the rest mesh's columns: without them, nothing is compared.
     let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
     let shipped = match (image, layout, columns) {
-        (Some(image), Some(layout), Some(columns)) => Some(Shipped {
+        (Some((image, normal_texels)), Some(layout), Some(columns)) => Some(Shipped {
+            normal_texels,
             description: d.clone(),
             bounds: shipped::bounds_of(d),
             layout,
