@@ -40,6 +40,10 @@ const FIXTURES = [
   // --max-size: 2 bands of 864 columns, 324 rows cut into array layers of at most 100
   // (4 of 81); the package reads the KTX2's layers as a DataArrayTexture.
   { name: 'Fox-layers', model: 'Fox/Fox.glb', args: ['--max-size', '1000x100'], clips: ['Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 }, layers: 4 },
+  // --normals separate (octahedral 16 + 16 in R, G of 4 more layers, from first_layer 4)
+  // with the layers above; --normals none (the rest normals: only positions are checked).
+  { name: 'Fox-normals-separate', model: 'Fox/Fox.glb', args: ['--normals', 'separate', '--max-size', '1000x100'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 }, layers: 4 },
+  { name: 'Fox-normals-none', model: 'Fox/Fox.glb', args: ['--normals', 'none'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 } },
 ];
 
 /**
@@ -52,6 +56,9 @@ function timesOf(clip) {
   const mid = Math.max(0, Math.floor(last / 2)) + 0.5;
   return last > 0 ? [...onRow, { t: mid / clip.rate, between: true }] : onRow;
 }
+
+/** The normals part of a texel check's line: none are stored with --normals none. */
+const normalsNote = (check) => (check.worstDeg.deg < 0 ? 'normals not stored (the rest mesh\'s are drawn)' : `normals ${check.worstDeg.deg.toFixed(5)}°`);
 
 let browser;
 let server;
@@ -99,7 +106,7 @@ for (const fixture of FIXTURES) {
       const check = await page().evaluate(() => window.harness.decodeCheck());
       const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
       record.decode = { path: info.path, ...check, scale };
-      t.diagnostic(`${fixture.name} (${info.path}): ${check.samples} texels; max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)} (= ${(check.worstPos.e / scale).toExponential(2)} × max |coordinate|), normals ${check.worstDeg.deg.toFixed(5)}°`);
+      t.diagnostic(`${fixture.name} (${info.path}): ${check.samples} texels; max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)} (= ${(check.worstPos.e / scale).toExponential(2)} × max |coordinate|), ${normalsNote(check)}`);
       assert.equal(check.missing, 0, 'every (point, row) was drawn');
       // float32 arithmetic on exact u16 values: a few ulps of the largest coordinate. A
       // lossy upload (half float: 11-bit mantissa) would be off by ~1e-3 of the range.
@@ -114,7 +121,7 @@ for (const fixture of FIXTURES) {
       const check = await page().evaluate(() => window.harness.decodeCheck({ simulate: 'norm16' }));
       const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
       record.decodeNorm16Simulated = { ...check, scale };
-      t.diagnostic(`${fixture.name} (norm16 branch, simulated): max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)}, normals ${check.worstDeg.deg.toFixed(5)}°`);
+      t.diagnostic(`${fixture.name} (norm16 branch, simulated): max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)}, ${normalsNote(check)}`);
       assert.equal(check.missing, 0, 'every (point, row) was drawn');
       assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
       assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
