@@ -65,9 +65,10 @@ pub(crate) fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
     // `pixelHeight · layerCount` rows: the order of their bytes in the level.
     let layers = header.layer_count.max(1);
     let width = header.pixel_width;
-    let height = header.pixel_height.checked_mul(layers).ok_or_else(|| {
-        Ktx2Error::Malformed(format!("{} layers of {} rows overflow", layers, header.pixel_height))
-    })?;
+    let height = header
+        .pixel_height
+        .checked_mul(layers)
+        .ok_or_else(|| Ktx2Error::Malformed(format!("{} layers of {} rows overflow", layers, header.pixel_height)))?;
     let expected = image_byte_len(width, height)?;
     let capacity = usize::try_from(expected).map_err(|_| Ktx2Error::TooLarge {
         width,

@@ -82,12 +82,15 @@ impl<W: Write + Seek> Ktx2Writer<W> {
         if width == 0 || height == 0 || layers == 0 {
             return Err(Ktx2Error::EmptyImage { width, height: height.saturating_mul(layers) });
         }
-        let raw_len = image_byte_len(width, height.checked_mul(layers).ok_or(Ktx2Error::TooLarge {
+        let raw_len = image_byte_len(
             width,
-            height,
-            bytes: u64::MAX.into(),
-            limit: crate::layout::MAX_IMAGE_BYTES,
-        })?)?;
+            height.checked_mul(layers).ok_or(Ktx2Error::TooLarge {
+                width,
+                height,
+                bytes: u64::MAX.into(),
+                limit: crate::layout::MAX_IMAGE_BYTES,
+            })?,
+        )?;
         check_options(options)?;
         let dfd = rgba16_unorm_dfd();
         let kvd = key_value_data(&options.writer);

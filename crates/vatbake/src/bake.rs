@@ -214,7 +214,8 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
     let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
     let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
-    let mut sockets = playback::sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
+    let mut sockets =
+        playback::sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
     let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     if let Some(first_set) = &source.first_influence_set {
         report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
@@ -752,14 +753,16 @@ fn pack(
             let sha256 = staged.sha256(&name).map_err(output)?;
             Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256 })
         }
-        TextureFormat::Png if playback::Layers::of(layout, settings.max_height).count > 1 => Err(Error::usage(format!(
+        TextureFormat::Png if playback::Layers::of(layout, settings.max_height).count > 1 => {
+            Err(Error::usage(format!(
             "{}: the texture is {} rows tall, more than --max-size allows ({}), and a PNG cannot hold array layers; \
              bake a KTX2, or lower --fps, --max-frames or the clips",
             settings.input.display(),
             layout.height,
             settings.max_height.unwrap_or_default()
         ))
-        .into()),
+            .into())
+        }
         TextureFormat::Png => {
             found.warnings.push(
                 Finding::new(

@@ -144,7 +144,8 @@ impl std::str::FromStr for MaxSize {
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || format!("\"{s}\" is not a size: give WIDTHxHEIGHT in texels, e.g. 4096x4096");
         let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-        let (width, height) = (w.trim().parse::<u32>().map_err(|_| bad())?, h.trim().parse::<u32>().map_err(|_| bad())?);
+        let (width, height) =
+            (w.trim().parse::<u32>().map_err(|_| bad())?, h.trim().parse::<u32>().map_err(|_| bad())?);
         if width == 0 || height == 0 {
             return Err(format!("\"{s}\": both sides must be at least 1 texel"));
         }
@@ -216,7 +217,8 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 /// The nearest of `names` to `wanted` (edit distance, case folded), at most `count`, nearest first.
 pub fn nearest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>, count: usize) -> Vec<&'a str> {
     let wanted = wanted.to_lowercase();
-    let mut scored: Vec<(usize, &str)> = names.into_iter().map(|n| (edit_distance(&wanted, &n.to_lowercase()), n)).collect();
+    let mut scored: Vec<(usize, &str)> =
+        names.into_iter().map(|n| (edit_distance(&wanted, &n.to_lowercase()), n)).collect();
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(count).map(|(_, n)| n).collect()
@@ -239,7 +241,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The error for a socket name that matches no joint.
 pub(crate) fn unknown_socket(file: &std::path::Path, wanted: &str, joints: &[&str]) -> Error {
-    let near: Vec<String> = nearest_names(wanted, joints.iter().copied(), 5).iter().map(|n| format!("\"{n}\"")).collect();
+    let near: Vec<String> =
+        nearest_names(wanted, joints.iter().copied(), 5).iter().map(|n| format!("\"{n}\"")).collect();
     Error::usage(format!(
         "{}: --sockets {wanted}: no joint is named \"{wanted}\"; the nearest joint names are {}",
         file.display(),
@@ -296,7 +299,8 @@ pub fn encode_normal16(n: glam::Vec3A) -> [u16; 2] {
     let n = if l1 > 0.0 && l1.is_finite() { n / l1 } else { glam::Vec3A::from(vat_model::DEGENERATE_NORMAL) };
     let l1 = n.abs().element_sum();
     let n = n / l1;
-    let (x, y) = if n.z < 0.0 { ((1.0 - n.y.abs()).copysign(n.x), (1.0 - n.x.abs()).copysign(n.y)) } else { (n.x, n.y) };
+    let (x, y) =
+        if n.z < 0.0 { ((1.0 - n.y.abs()).copysign(n.x), (1.0 - n.x.abs()).copysign(n.y)) } else { (n.x, n.y) };
     let code = |v: f32| ((v.clamp(-1.0, 1.0) * 0.5 + 0.5) * 65535.0).round() as u16;
     [code(x), code(y)]
 }
@@ -404,8 +408,7 @@ pub(crate) fn take_root_motion(
         let times = rows.times();
         let positions: Vec<Vec3> = times.iter().map(|&t| worlds(model, clip, t)[root].w_axis.truncate()).collect();
         let start = positions[0];
-        let translation: Vec<[f32; 3]> =
-            positions.iter().map(|p| [p.x - start.x, 0.0, p.z - start.z]).collect();
+        let translation: Vec<[f32; 3]> = positions.iter().map(|p| [p.x - start.x, 0.0, p.z - start.z]).collect();
         for (k, t) in translation.iter().enumerate() {
             let row = entry.row as usize + k;
             let correction = Mat4::from_translation(-Vec3::from_array(*t));
@@ -472,11 +475,7 @@ pub(crate) fn sockets(
 
 /// `--loop-rows`: which clips get a copy of their first row (looping, and not already
 /// ending on their first pose exactly), and the new rows as indices of the old ones.
-pub(crate) fn loop_rows(
-    rig: &vat_skin::Rig,
-    poses: &[vat_skin::RowPose],
-    entries: &[ClipEntry],
-) -> Vec<bool> {
+pub(crate) fn loop_rows(rig: &vat_skin::Rig, poses: &[vat_skin::RowPose], entries: &[ClipEntry]) -> Vec<bool> {
     let points = rig.model().points.len();
     let evaluated = |row: usize| {
         let (mut p, mut n) = (vec![glam::Vec3A::ZERO; points], vec![glam::Vec3A::ZERO; points]);
@@ -525,7 +524,10 @@ mod tests {
     #[test]
     fn root_motion_choices_parse() {
         let c: RootMotionChoice = "extract,Survey=keep".parse().unwrap();
-        assert_eq!((c.default, c.of("Survey"), c.of("Walk")), (RootMotion::Extract, RootMotion::Keep, RootMotion::Extract));
+        assert_eq!(
+            (c.default, c.of("Survey"), c.of("Walk")),
+            (RootMotion::Extract, RootMotion::Keep, RootMotion::Extract)
+        );
         assert!("slide".parse::<RootMotionChoice>().unwrap_err().contains("keep, extract or zero"));
         assert!("extract,zero".parse::<RootMotionChoice>().is_err());
         assert!("=zero".parse::<RootMotionChoice>().is_err());

@@ -170,7 +170,12 @@ impl BakeSettings {
             loop_rows: self.loop_rows,
             sockets: self.sockets.clone(),
             root_motion: self.root_motion.default.as_str().to_string(),
-            root_motion_clips: self.root_motion.clips.iter().map(|(k, v)| (k.clone(), v.as_str().to_string())).collect(),
+            root_motion_clips: self
+                .root_motion
+                .clips
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+                .collect(),
             max_height: self.max_height,
             normals: self.normals.as_str().to_string(),
         }

@@ -122,6 +122,7 @@ pub fn stream_normal_texels<E: Send>(
     stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, true, sink)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn stream_chunks<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
@@ -184,6 +185,7 @@ fn stream_chunks<E: Send>(
 
 /// Evaluates and encodes the image rows from `first_row` on into `texels` (whole
 /// rows), in parallel by row. Texels past a band's last column are set to zero.
+#[allow(clippy::too_many_arguments)]
 fn fill_rows(
     rig: &Rig,
     poses: &[RowPose],
