@@ -530,5 +530,11 @@ function unfold(ox, oy) {
   return [ox / len, oy / len, nz / len];
 }
 
-window.harness = { init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck };
+// camera() and vat() are for main's players.js (PlayCanvas): the loaded bake with its
+// VatMesh as `mesh`, as the example's vat.js object had it.
+window.harness = {
+  init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck,
+  camera: () => camera,
+  vat: () => ({ ...vat, mesh }),
+};
 window.harnessReady = true;
