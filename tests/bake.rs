@@ -566,6 +566,7 @@ fn json_summary_fields_agree_with_the_files() {
             "decimation",
             "description_file",
             "files",
+            "gpu_bytes",
             "height",
             "mesh_bytes",
             "notes",

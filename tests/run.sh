@@ -44,7 +44,13 @@ rm -rf "$install_root"
 npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
 npm test --prefix tests/js
 
-# three.js playback in headless Chromium (docs/examples/three, tests/browser): about a minute.
+# The three.js runtime package (runtimes/three, @vatbake/three): its own tests in node,
+# no browser (a few seconds); tests/browser below draws it.
+npm ci --prefix runtimes/three --no-audit --no-fund --loglevel=error
+npm test --prefix runtimes/three
+
+# three.js playback in headless Chromium through the runtime package (tests/browser:
+# playback, the package's features, the bake-side features): about two minutes.
 if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi

@@ -1,6 +1,6 @@
 // VAT playback in a real browser (Debian's Chromium, headless, WebGL2 on SwiftShader):
-// for each fixture, bake it with the vatbake binary, then draw one unit through
-// docs/examples/three/vat.js and the source model through three.js's own GLTFLoader +
+// for each fixture, bake it with the vatbake binary, then draw one unit through the
+// runtime package runtimes/three (@vatbake/three) and the source model through three.js's own GLTFLoader +
 // AnimationMixer, with the same camera, as white-on-black silhouettes, and require the
 // masks to agree (IoU) at several times of every tested clip. A negative control plays
 // the VAT at the wrong speed and requires the IoU to drop below the threshold, so the
@@ -8,13 +8,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launch } from './lib/browser.mjs';
-import { serve } from './lib/server.mjs';
 import { encodePng } from './lib/png.mjs';
+import { bakeFixture, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -37,9 +34,16 @@ const FIXTURES = [
   { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die', 'attack-kick-right'], control: { clip: 'attack-kick-right', at: 2 / 3 } },
   { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
   { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', clips: ['animation_0'], control: { clip: 'animation_0', at: 1 / 3 } },
-  // --delta second: vat.js undoes the stored differences on load (vat-delta.js); wrapped
+  // --delta second (the default; here explicit): loadVat undoes the stored differences on load; wrapped
   // into 3 bands so the undo restarts at every band's clips.
   { name: 'Fox-delta', model: 'Fox/Fox.glb', args: ['--delta', 'second', '--max-width', '700'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
+  // --max-size: 2 bands of 864 columns, 324 rows cut into array layers of at most 100
+  // (4 of 81); the package reads the KTX2's layers as a DataArrayTexture.
+  { name: 'Fox-layers', model: 'Fox/Fox.glb', args: ['--max-size', '1000x100'], clips: ['Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 }, layers: 4 },
+  // --normals separate (octahedral 16 + 16 in R, G of 4 more layers, from first_layer 4)
+  // with the layers above; --normals none (the rest normals: only positions are checked).
+  { name: 'Fox-normals-separate', model: 'Fox/Fox.glb', args: ['--normals', 'separate', '--max-size', '1000x100'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 }, layers: 4 },
+  { name: 'Fox-normals-none', model: 'Fox/Fox.glb', args: ['--normals', 'none'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 } },
 ];
 
 /**
@@ -53,33 +57,19 @@ function timesOf(clip) {
   return last > 0 ? [...onRow, { t: mid / clip.rate, between: true }] : onRow;
 }
 
+/** The normals part of a texel check's line: none are stored with --normals none. */
+const normalsNote = (check) => (check.worstDeg.deg < 0 ? 'normals not stored (the rest mesh\'s are drawn)' : `normals ${check.worstDeg.deg.toFixed(5)}°`);
+
 let browser;
 let server;
 let bakeRoot;
 const results = { browser: null, fixtures: {} };
 
 before(async () => {
-  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
-  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
-  server = await serve([
-    ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(HERE, 'node_modules', 'three')],
-    ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
-    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
-    ['/fixtures/', path.join(REPO, 'fixtures')],
-    ['/bake/', bakeRoot],
-  ]);
-  browser = await launch();
+  for (const entry of fs.readdirSync(ARTIFACTS)) if (entry !== 'runtime' && entry !== 'features') fs.rmSync(path.join(ARTIFACTS, entry), { recursive: true, force: true });
+  ({ browser, server, bakeRoot } = await openHarness(BIN, REPO));
   const { page } = browser;
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  page.on('response', (r) => r.status() >= 400 && console.error(`[page HTTP ${r.status()}] ${r.url()}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') console.error(`[page ${m.type()}] ${m.text()}`);
-  });
-  await page.goto(`${server.url}/harness/harness.html`);
-  await page.waitForFunction(() => window.harnessReady === true);
   results.browser = await page.evaluate((s) => window.harness.init(s), SIZE);
   console.log(`# browser: ${JSON.stringify(results.browser)}`);
 });
@@ -90,57 +80,6 @@ after(async () => {
   if (bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(bakeRoot, { recursive: true, force: true });
   if (Object.keys(results.fixtures).length) fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(results, null, 2));
 });
-
-function bake(fixture) {
-  const out = path.join(bakeRoot, fixture.name);
-  const model = path.join(REPO, 'fixtures', fixture.model);
-  const args = ['bake', model, '-o', out, '--points', 'all', '-q', ...(fixture.args ?? [])];
-  const run = spawnSync(BIN, args, { encoding: 'utf8' });
-  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
-  const stem = path.basename(model).replace(/\.[^.]+$/, '');
-  return { description: `/bake/${fixture.name}/${stem}.vat.json`, source: `/fixtures/${fixture.model}` };
-}
-
-const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
-
-function iou(a, b) {
-  let inter = 0;
-  let union = 0;
-  let countA = 0;
-  let countB = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] !== 0;
-    const y = b[i] !== 0;
-    if (x && y) inter++;
-    if (x || y) union++;
-    if (x) countA++;
-    if (y) countB++;
-  }
-  return { iou: union ? inter / union : 0, vatPixels: countA, threePixels: countB };
-}
-
-/** VAT | three.js | overlay (white both, magenta VAT only, green three.js only). */
-function writeComparison(file, vat, three) {
-  const w = SIZE * 3 + 8;
-  const rgba = new Uint8Array(w * SIZE * 4).fill(0);
-  for (let i = 0; i < w * SIZE; i++) rgba[i * 4 + 3] = 255;
-  for (let y = 0; y < SIZE; y++) {
-    for (let x = 0; x < SIZE; x++) {
-      const m = y * SIZE + x;
-      const put = (px, r, g, b) => rgba.set([r, g, b, 255], (y * w + px) * 4);
-      if (vat[m]) put(x, 255, 255, 255);
-      if (three[m]) put(SIZE + 4 + x, 255, 255, 255);
-      const o = 2 * (SIZE + 4) + x;
-      if (vat[m] && three[m]) put(o, 255, 255, 255);
-      else if (vat[m]) put(o, 255, 0, 255);
-      else if (three[m]) put(o, 0, 255, 0);
-    }
-    for (const sep of [SIZE, SIZE + 1, SIZE + 2, SIZE + 3, 2 * SIZE + 4, 2 * SIZE + 5, 2 * SIZE + 6, 2 * SIZE + 7]) rgba.set([60, 60, 60, 255], (y * w + sep) * 4);
-  }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, encodePng(w, SIZE, rgba));
-  return rgba;
-}
 
 // The comparison that goes under the crowd in the README figure.
 const README_SAMPLE = { fixture: 'Fox', clip: 'Run', index: 2 };
@@ -155,9 +94,10 @@ for (const fixture of FIXTURES) {
     const page = () => browser.page;
 
     before(async () => {
-      const urls = bake(fixture);
+      const urls = bakeFixture(BIN, bakeRoot, REPO, fixture);
       info = await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, path: 'auto' });
       record.path = info.path;
+      assert.equal(info.description.texture.layers ?? 1, fixture.layers ?? 1, 'array layers as the fixture asks');
     });
 
     test('the texture path plays the stored u16 values losslessly (every texel through the shader)', async (t) => {
@@ -166,7 +106,7 @@ for (const fixture of FIXTURES) {
       const check = await page().evaluate(() => window.harness.decodeCheck());
       const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
       record.decode = { path: info.path, ...check, scale };
-      t.diagnostic(`${fixture.name} (${info.path}): ${check.samples} texels; max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)} (= ${(check.worstPos.e / scale).toExponential(2)} × max |coordinate|), normals ${check.worstDeg.deg.toFixed(5)}°`);
+      t.diagnostic(`${fixture.name} (${info.path}): ${check.samples} texels; max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)} (= ${(check.worstPos.e / scale).toExponential(2)} × max |coordinate|), ${normalsNote(check)}`);
       assert.equal(check.missing, 0, 'every (point, row) was drawn');
       // float32 arithmetic on exact u16 values: a few ulps of the largest coordinate. A
       // lossy upload (half float: 11-bit mantissa) would be off by ~1e-3 of the range.
@@ -181,7 +121,7 @@ for (const fixture of FIXTURES) {
       const check = await page().evaluate(() => window.harness.decodeCheck({ simulate: 'norm16' }));
       const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
       record.decodeNorm16Simulated = { ...check, scale };
-      t.diagnostic(`${fixture.name} (norm16 branch, simulated): max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)}, normals ${check.worstDeg.deg.toFixed(5)}°`);
+      t.diagnostic(`${fixture.name} (norm16 branch, simulated): max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)}, ${normalsNote(check)}`);
       assert.equal(check.missing, 0, 'every (point, row) was drawn');
       assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
       assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
@@ -234,7 +174,7 @@ for (const fixture of FIXTURES) {
             }
           }
           rows.push(r);
-          const strip = writeComparison(path.join(ARTIFACTS, fixture.name, `${slug(clipName)}-t${time.toFixed(3)}.png`), vat, three);
+          const strip = writeComparison(SIZE, path.join(ARTIFACTS, fixture.name, `${slug(clipName)}-t${time.toFixed(3)}.png`), vat, three);
           if (fixture.name === README_SAMPLE.fixture && clipName === README_SAMPLE.clip && rows.length - 1 === README_SAMPLE.index) readmeStrip = strip;
         }
         record.clips[clipName] = rows;
@@ -256,7 +196,7 @@ for (const fixture of FIXTURES) {
         const vat = decodeMask(await page().evaluate(([c, tt, sp]) => window.harness.renderVat(c, tt, { speed: sp }), [clip.name, time, speed]));
         const r = { clip: clip.name, t: time, speed, ...iou(vat, three) };
         record.controls.push(r);
-        writeComparison(path.join(ARTIFACTS, fixture.name, `control-${slug(clip.name)}-speed${speed}.png`), vat, three);
+        writeComparison(SIZE, path.join(ARTIFACTS, fixture.name, `control-${slug(clip.name)}-speed${speed}.png`), vat, three);
       }
       t.diagnostic(`${fixture.name} "${clip.name}" at t=${time.toFixed(3)}: ` + record.controls.map((r) => `speed ×${r.speed} IoU ${r.iou.toFixed(4)}`).join(', '));
       for (const r of record.controls) assert.ok(r.iou < MIN_IOU, `VAT at ×${r.speed} speed still matched three.js (IoU ${r.iou.toFixed(4)}): this time cannot tell speeds apart`);

@@ -1,4 +1,4 @@
-// --delta row|second: the example's undoDelta (docs/examples/three/vat-delta.js) turns
+// --delta row|second: the example's undoDelta (runtimes/three/src/delta.js) turns
 // the stored texels back into the plain bake's, byte for byte; three.js's stock
 // KTX2Loader reads the stored file as it reads any RGBA16 KTX2.
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture } from './lib/vat.mjs';
-import { undoDelta } from '../../docs/examples/three/vat-delta.js';
+import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 // Kenney's mini character: 4 clips of several lengths; --max-width 1000 wraps it into bands.
 const MODEL = path.join(FIXTURES, 'Kenney-MiniCharacters/character-female-a.glb');

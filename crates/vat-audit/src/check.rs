@@ -336,7 +336,8 @@ pub fn check_texture(description: &Description, facts: &TextureFacts) -> Vec<Fin
                 differences.push(format!("container ktx2 (the description says {})", t.container));
             }
             differs(&mut differences, "width", t.width, *width);
-            differs(&mut differences, "height", t.height, *height);
+            // An array texture's header gives one layer's height (docs/FORMAT.md, "Array layers").
+            differs(&mut differences, "height", t.layer_height.unwrap_or(t.height), *height);
             differs(&mut differences, "vkFormat", t.vk_format, *vk_format);
             let scheme = match *supercompression_scheme {
                 0 => "none".to_string(),
@@ -809,6 +810,8 @@ mod tests {
             duration: 1.0,
             rate: 30.0,
             looping: false,
+            loop_row: false,
+            root_motion: None,
         });
         let findings = check_source(&baked, &source, &AliasTable::builtin());
         assert_eq!(kinds(&findings), [Kind::EmptySlot]);

@@ -65,6 +65,26 @@ pub struct Description {
     pub decimation: Option<Decimation>,
     /// Clips in the order their rows are stacked.
     pub clips: Vec<ClipEntry>,
+    /// Per-row transforms of the joints named with `--sockets`, for attaching things
+    /// (a sword to `hand_r`) without a skeleton; absent without `--sockets`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sockets: Vec<Socket>,
+}
+
+/// One joint's transform on every row of the band (`--sockets`).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Socket {
+    /// The joint's node name, as given to `--sockets`.
+    pub name: String,
+    /// Index of the joint's node in the source glTF's `nodes`.
+    pub node: u32,
+    /// One entry per row of the band (`rows` of them, the same row indexing as the
+    /// texture: clip `c`'s row `k` is entry `c.row + k`): `[tx, ty, tz, qx, qy, qz, qw]`,
+    /// the joint's world translation and rotation (a unit quaternion) in the space of
+    /// the decoded positions (root motion taken out under `root_motion` "extract" or
+    /// "zero"). The joint's scale is not recorded.
+    pub rows: Vec<[f32; 7]>,
 }
 
 /// The model the texture was baked from.
@@ -136,6 +156,47 @@ pub struct Settings {
     /// or "playcanvas"; absent for the bake's own files alone (docs/targets/).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// `--loop-rows`: each looping clip whose last row is not already its first got a
+    /// copy of its first row appended (`clips[i].loop_row`). Absent: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub loop_rows: bool,
+    /// The joints asked for with `--sockets`, in that order; absent: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sockets: Vec<String>,
+    /// `--root-motion` for every clip not named in `root_motion_clips`: "keep" (the
+    /// default, not written), "extract" or "zero".
+    #[serde(default = "root_motion_absent", skip_serializing_if = "is_keep")]
+    pub root_motion: String,
+    /// Per-clip `--root-motion CLIP=MODE` overrides, by clip name; absent: none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub root_motion_clips: std::collections::BTreeMap<String, String>,
+    /// Tallest texture (or array layer) allowed (`--max-size WxH`, `--device`);
+    /// taller textures are split into array layers (`texture.layers`). Absent: no bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_height: Option<u32>,
+    /// `--normals`: "packed" (the default, not written), "separate" or "none".
+    #[serde(default = "normals_absent", skip_serializing_if = "is_packed")]
+    pub normals: String,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+fn root_motion_absent() -> String {
+    "keep".into()
+}
+
+fn is_keep(mode: &String) -> bool {
+    mode == "keep"
+}
+
+fn normals_absent() -> String {
+    "packed".into()
+}
+
+fn is_packed(mode: &String) -> bool {
+    mode == "packed"
 }
 
 fn column_order_absent() -> String {
@@ -226,6 +287,17 @@ pub struct Texture {
     /// into positions and normals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta: Option<TextureDelta>,
+    /// Array layers the logical texture (`width × height`) is split into, when it is
+    /// taller than `settings.max_height`: logical row `y` is row `y mod layer_height` of
+    /// layer `floor(y / layer_height)`; the last layer is padded with zero rows. The
+    /// KTX2's `layerCount` is this (twice this with `normals.mode` "separate").
+    /// Absent: 1 (a plain 2D texture).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers: Option<u32>,
+    /// Rows per array layer (the KTX2's `pixelHeight`): `ceil(height / layers)`.
+    /// Absent: `height`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer_height: Option<u32>,
     /// Size of the texture file in bytes.
     pub bytes: u64,
     /// SHA-256 of the texture file's bytes, lowercase hex: the description, renamed into
@@ -263,17 +335,31 @@ pub struct Positions {
     pub max_error: Option<f32>,
 }
 
-/// How the alpha channel decodes to a normal.
+/// Where the normals are and how they decode.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Normals {
-    /// "a".
+    /// "packed" (octahedral 8 + 8 in the position texels' alpha), "separate" (octahedral
+    /// 16 + 16 in the R and G of their own array layers) or "none" (not stored: the
+    /// alpha holds 0 and a runtime uses the rest mesh's NORMAL or flat normals).
+    /// Absent: "packed".
+    #[serde(default = "normals_absent", skip_serializing_if = "is_packed")]
+    pub mode: String,
+    /// "a" (packed), "rg" (separate) or "none".
     pub channel: String,
-    /// "octahedral_8_8": high byte octahedral x, low byte y, each `b / 255 · 2 − 1`.
+    /// "octahedral_8_8" (packed): high byte octahedral x, low byte y, each
+    /// `b / 255 · 2 − 1`; "octahedral_16_16" (separate): R is x, G is y, each
+    /// `v / 65535 · 2 − 1`; "none".
     pub encoding: String,
     /// Largest angle the encoding can put between a normal and its decoded value, in
-    /// degrees (0.96 for octahedral 8 + 8 with nearest rounding).
+    /// degrees (0.96 for octahedral 8 + 8 with nearest rounding, 0.004 for 16 + 16;
+    /// 0 with no normals stored).
     pub max_error_degrees: f32,
+    /// "separate": the first KTX2 array layer holding normals (`texture.layers`, or 1):
+    /// normal layer `l` holds the normals of position layer `l − first_layer`, texel
+    /// for texel. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_layer: Option<u32>,
 }
 
 /// The rest-pose mesh whose TEXCOORD_1 addresses the texture.
@@ -349,6 +435,38 @@ pub struct ClipEntry {
     /// Whether the clip ends where it starts (last row within 1% of the bounds diagonal of the first).
     #[serde(rename = "loop")]
     pub looping: bool,
+    /// `--loop-rows`: the clip's last row is a bit-for-bit copy of its first, appended
+    /// one row period after the source's last sampled row (`t` = the source's
+    /// duration), so a player wrapping `t mod duration` interpolates from the source's
+    /// end pose into its first with no jump. `rows` counts it, `duration` includes its
+    /// `1 / rate` and `rate = (rows − 1) / duration` still holds. Absent: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub loop_row: bool,
+    /// The root's motion taken out of the texels (`--root-motion extract|zero`);
+    /// absent: kept in the texels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_motion: Option<RootMotion>,
+}
+
+/// A clip's root motion, taken out of its texels. The root is the skin's `skeleton`
+/// node, else the nearest common ancestor of its joints (the first skin's). Its
+/// horizontal (x, z) world translation relative to the clip's first row is
+/// subtracted from every point on every row, so the clip plays in place.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RootMotion {
+    /// "extract" (recorded below) or "zero" (dropped).
+    pub mode: String,
+    /// The root's node index in the source glTF.
+    pub node: u32,
+    /// "extract": one `[x, 0, z]` per row of the clip (`rows` of them): what was
+    /// subtracted; a decoded position plus its row's translation is the position the
+    /// source has. A player moves the instance by it. Absent for "zero".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translation: Option<Vec<[f32; 3]>>,
+    /// Rotation about +y per row, in radians; null: not extracted (this version
+    /// takes out translation only).
+    pub yaw: Option<Vec<f32>>,
 }
 
 /// The JSON Schema of the description file, pretty-printed.

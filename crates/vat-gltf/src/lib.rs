@@ -374,7 +374,8 @@ fn load_skins(reader: &Reader) -> Result<Vec<Skin>, LoadError> {
                     values.chunks_exact(16).take(joints.len()).map(Mat4::from_cols_slice).collect()
                 }
             };
-            Ok(Skin { name: skin.name.clone(), joints, inverse_bind })
+            let skeleton = skin.skeleton.map(|n| n.value()).filter(|&n| n < node_count);
+            Ok(Skin { name: skin.name.clone(), joints, inverse_bind, skeleton })
         })
         .collect()
 }

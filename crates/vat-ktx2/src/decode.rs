@@ -61,7 +61,14 @@ pub(crate) fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
     // away from the one panic found in the `ktx2` crate's parser (see below).
     let header = FixedHeader::parse(bytes)?;
     check_layout(&header)?;
-    let (width, height) = (header.pixel_width, header.pixel_height);
+    // An array texture's layers are decoded one after the other, as one image of
+    // `pixelHeight · layerCount` rows: the order of their bytes in the level.
+    let layers = header.layer_count.max(1);
+    let width = header.pixel_width;
+    let height = header
+        .pixel_height
+        .checked_mul(layers)
+        .ok_or_else(|| Ktx2Error::Malformed(format!("{} layers of {} rows overflow", layers, header.pixel_height)))?;
     let expected = image_byte_len(width, height)?;
     let capacity = usize::try_from(expected).map_err(|_| Ktx2Error::TooLarge {
         width,
@@ -117,10 +124,8 @@ fn check_layout(header: &FixedHeader) -> Result<(), Ktx2Error> {
     if header.pixel_depth != 0 {
         return unsupported(format!("pixelDepth is {} (a 3D texture)", header.pixel_depth));
     }
-    // A one-element array holds exactly the bytes of a plain 2D texture.
-    if header.layer_count > 1 {
-        return unsupported(format!("layerCount is {} (an array)", header.layer_count));
-    }
+    // A one-element array holds exactly the bytes of a plain 2D texture; more
+    // layers follow each other in the level and decode as one taller image.
     if header.face_count != 1 {
         return unsupported(format!("faceCount is {} (not 1)", header.face_count));
     }

@@ -65,11 +65,32 @@ pub struct Ktx2Writer<W: Write + Seek> {
 
 impl<W: Write + Seek> Ktx2Writer<W> {
     /// Checks the shape and the options and writes the header at `out`'s current position.
-    pub fn new(mut out: W, width: u32, height: u32, options: &Ktx2Options) -> Result<Self, Ktx2Error> {
-        if width == 0 || height == 0 {
-            return Err(Ktx2Error::EmptyImage { width, height });
+    pub fn new(out: W, width: u32, height: u32, options: &Ktx2Options) -> Result<Self, Ktx2Error> {
+        Self::with_layers(out, width, height, 1, options)
+    }
+
+    /// [`Ktx2Writer::new`] for an array texture of `layers` images of `width × height`
+    /// (`layerCount` = `layers`; 0, a plain 2D texture, when `layers` is 1). The rows are
+    /// fed layer after layer, `height · layers` of them in all.
+    pub fn with_layers(
+        mut out: W,
+        width: u32,
+        height: u32,
+        layers: u32,
+        options: &Ktx2Options,
+    ) -> Result<Self, Ktx2Error> {
+        if width == 0 || height == 0 || layers == 0 {
+            return Err(Ktx2Error::EmptyImage { width, height: height.saturating_mul(layers) });
         }
-        let raw_len = image_byte_len(width, height)?;
+        let raw_len = image_byte_len(
+            width,
+            height.checked_mul(layers).ok_or(Ktx2Error::TooLarge {
+                width,
+                height,
+                bytes: u64::MAX.into(),
+                limit: crate::layout::MAX_IMAGE_BYTES,
+            })?,
+        )?;
         check_options(options)?;
         let dfd = rgba16_unorm_dfd();
         let kvd = key_value_data(&options.writer);
@@ -96,7 +117,7 @@ impl<W: Write + Seek> Ktx2Writer<W> {
         put_u32(&mut head, width);
         put_u32(&mut head, height);
         put_u32(&mut head, 0); // pixelDepth: not a 3D texture
-        put_u32(&mut head, 0); // layerCount: not an array texture
+        put_u32(&mut head, if layers > 1 { layers } else { 0 }); // layerCount: 0 unless an array texture
         put_u32(&mut head, 1); // faceCount: not a cubemap
         put_u32(&mut head, 1); // levelCount: the base level only, and no mipmaps wanted
         put_u32(&mut head, SUPERCOMPRESSION_ZSTD);

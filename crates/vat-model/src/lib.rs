@@ -129,6 +129,8 @@ pub struct Skin {
     pub joints: Vec<usize>,
     /// One per joint; identity where the source gives none.
     pub inverse_bind: Vec<Mat4>,
+    /// The skin's `skeleton` node (the root of its joint hierarchy), when the source names one.
+    pub skeleton: Option<usize>,
 }
 
 /// One primitive of one mesh instance.

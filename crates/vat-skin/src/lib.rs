@@ -131,7 +131,8 @@ mod tests {
         let mut model =
             with_nodes(vec![trs_node(None, Vec3::ZERO), trs_node(Some(0), Vec3::Y), trs_node(Some(1), Vec3::ZERO)]);
         let inverse_bind = Mat4::from_translation(Vec3::new(-0.5, -1.0, 0.0));
-        model.skins = vec![Skin { name: None, joints: vec![1, 2], inverse_bind: vec![inverse_bind; 2] }];
+        model.skins =
+            vec![Skin { name: None, joints: vec![1, 2], inverse_bind: vec![inverse_bind; 2], skeleton: None }];
         let positions: Vec<Vec3> =
             (0..10).map(|point| Vec3::new((point % 2) as f32, (point / 2) as f32 * 0.5, 0.0)).collect();
         let joint_weights = [1.0, 1.0, 0.75, 0.75, 0.5, 0.5, 0.25, 0.25, 0.0, 0.0];

@@ -26,6 +26,7 @@ pub struct Rig<'m> {
 }
 
 /// The transforms of one pose, as the per-point loop needs them.
+#[derive(Clone, Debug, PartialEq)]
 pub struct RowPose {
     /// Per skin: `world(joint) · inverse_bind` of each joint.
     joint_matrices: Vec<Vec<Mat4>>,
@@ -33,6 +34,20 @@ pub struct RowPose {
     part_transforms: Vec<(Mat4, Mat3A)>,
     /// Morph weights of every node.
     morph_weights: Vec<Vec<f32>>,
+}
+
+impl RowPose {
+    /// Moves the whole pose by `m` (applied after every world transform): how a
+    /// bake takes root motion out of a row.
+    pub fn premultiply(&mut self, m: Mat4) {
+        for matrix in self.joint_matrices.iter_mut().flatten() {
+            *matrix = m * *matrix;
+        }
+        for (matrix, normals) in &mut self.part_transforms {
+            *matrix = m * *matrix;
+            *normals = normal_matrix(matrix);
+        }
+    }
 }
 
 impl<'m> Rig<'m> {

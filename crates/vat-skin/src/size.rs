@@ -44,7 +44,7 @@ use crate::{sample_pose, world_matrices};
 /// # let points = Points { positions: positions.clone(), normals: vec![Vec3::Z; 2], uv0: vec![glam::Vec2::ZERO; 2],
 /// #     joints: vec![[0; 8], [1, 0, 0, 0, 0, 0, 0, 0]], weights: vec![[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; 2] };
 /// # let model = Model { nodes, scene_roots: vec![0], parts: vec![part], points,
-/// #     skins: vec![Skin { name: None, joints: vec![1, 2], inverse_bind }], ..Model::default() };
+/// #     skins: vec![Skin { name: None, joints: vec![1, 2], inverse_bind, skeleton: None }], ..Model::default() };
 /// // The posed mesh is in metres, 100 times smaller than its raw positions, and in proportion.
 /// let rest = [Vec3::new(0.1, 0.0, 0.0), Vec3::new(0.1, 1.0, 0.0)];
 /// assert!((vat_skin::skeleton_size_ratio(&model, &rest) - 1.0).abs() < 1e-5);

@@ -51,7 +51,7 @@ pub fn skinned_point_model(
     points: &[(Vec3, [u16; MAX_INFLUENCES], [f32; MAX_INFLUENCES])],
 ) -> Model {
     let mut model = with_nodes(nodes);
-    model.skins = vec![Skin { name: None, joints, inverse_bind }];
+    model.skins = vec![Skin { name: None, joints, inverse_bind, skeleton: None }];
     model.points = Points {
         positions: points.iter().map(|point| point.0).collect(),
         normals: vec![Vec3::Z; points.len()],

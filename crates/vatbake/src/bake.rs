@@ -12,8 +12,9 @@ use vat_bounds::Bounds;
 use vat_model::{Clip, ClipRows, Columns, Finding, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
-use crate::description::{self, Axes, ClipEntry, Description, Mesh, Normals, Positions, Texture};
+use crate::description::{self, Axes, ClipEntry, Description, Mesh, Positions, Texture};
 use crate::error::{ms, Error};
+use crate::playback;
 use crate::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, PointBudget, TextureFormat};
 use crate::slots;
@@ -95,6 +96,9 @@ pub struct BakeReport {
     /// Size of the texels before compression, in bytes: width × height × 8 (RGBA, 16 bits
     /// per channel).
     pub raw_texel_bytes: u64,
+    /// GPU memory the texture takes once uploaded (raw texel bytes: width × layer
+    /// height × layers × 8; the layers' padding included).
+    pub gpu_bytes: u64,
     /// Largest position error the 16-bit encoding can make with these bounds, in model
     /// units (the description's `positions.precision`).
     pub precision: f32,
@@ -208,8 +212,10 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;
     found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
-    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
     let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut sockets =
+        playback::sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
     let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     if let Some(first_set) = &source.first_influence_set {
         report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
@@ -218,8 +224,11 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         Ok(decimation
             .as_ref()
             .filter(|d| d.decimated)
-            .map(|d| measure(&source.model, d, &posed.rig, &clips, &clip_rows, &posed.poses, &posed.entries, &bounds)))
+            .map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds)))
     })?;
+    if settings.loop_rows {
+        layout = add_loop_rows(&mut posed, &mut sockets, settings);
+    }
     let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
     let texture =
@@ -241,10 +250,25 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
             &texture,
             decimation.clone(),
             plain.as_deref(),
+            sockets,
             settings,
         )
     })?;
     let files = clock.stage("write", || write(staged, &encoded, settings))?;
+    let gpu_bytes = playback::gpu_bytes(&encoded.description);
+    if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
+        found.warnings.push(
+            Finding::new(
+                "gpu-budget",
+                format!(
+                    "the texture takes {:.1} MiB of GPU memory, more than the budget of {:.1} MiB",
+                    gpu_bytes as f64 / 1048576.0,
+                    budget as f64 / 1048576.0
+                ),
+            )
+            .advice("lower --points, --fps or --max-frames, or bake fewer --clips"),
+        );
+    }
     let mut timings = clock.timings;
     timings.total = ms(started);
 
@@ -261,6 +285,7 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         texture_bytes: texture.bytes,
         mesh_bytes: encoded.glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
+        gpu_bytes,
         precision: description.positions.precision,
         size_ratio: posed.size_ratio,
         decimation,
@@ -304,8 +329,12 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
     let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
     let decimation = decimate(&source.model, settings, &mut found.warnings)?;
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
-    let (clip_rows, layout) = texture_layout(model, &clips, settings)?;
-    let posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    if settings.loop_rows {
+        bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
+        layout = add_loop_rows(&mut posed, &mut Vec::new(), settings);
+    }
     then(&Fresh {
         rig: posed.rig,
         poses: posed.poses,
@@ -412,6 +441,8 @@ fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Re
 
 /// The evaluated model: its rig, rest pose, every row's pose and the clip entries.
 struct Posed<'m> {
+    /// Per row: the transform that took the root motion out (identity where kept).
+    corrections: Vec<glam::Mat4>,
     rig: Rig<'m>,
     /// Which point each texture column holds.
     columns: Columns,
@@ -436,7 +467,7 @@ fn evaluate<'m>(
     let columns = Columns::new(settings.column_order, &rest_positions);
     let size_ratio = vat_skin::skeleton_size_ratio(model, &rest_positions);
     size_guard(size_ratio, &rest_positions, settings.size_guard, &settings.input)?;
-    let poses = texels::row_poses(&rig, clips, clip_rows);
+    let mut poses = texels::row_poses(&rig, clips, clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
     let mut row = 0u32;
     for ((clip, slot), rows) in clips.iter().zip(slots).zip(clip_rows) {
@@ -450,10 +481,35 @@ fn evaluate<'m>(
             duration: rows.duration,
             rate: rows.rate,
             looping: false,
+            loop_row: false,
+            root_motion: None,
         });
         row += rows.rows;
     }
-    Ok(Posed { rig, columns, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
+    let corrections = playback::take_root_motion(
+        model,
+        clips,
+        clip_rows,
+        &mut poses,
+        &mut entries,
+        &settings.root_motion,
+        &settings.input,
+    )?;
+    Ok(Posed { corrections, rig, columns, rest: (rest_positions, rest_normals), size_ratio, poses, entries })
+}
+
+/// `--loop-rows`: appends a copy of each looping clip's first row after its last
+/// (unless it already ends there exactly), in the poses, the entries and the
+/// sockets; returns the new layout.
+fn add_loop_rows(posed: &mut Posed, sockets: &mut [description::Socket], settings: &BakeSettings) -> Layout {
+    let wanted = playback::loop_rows(&posed.rig, &posed.poses, &posed.entries);
+    let map = playback::append_loop_rows(&mut posed.entries, &wanted);
+    posed.poses = map.iter().map(|&old| posed.poses[old].clone()).collect();
+    posed.corrections = map.iter().map(|&old| posed.corrections[old]).collect();
+    for socket in sockets {
+        socket.rows = map.iter().map(|&old| socket.rows[old]).collect();
+    }
+    Layout::new(posed.rig.model().points.len(), map.len(), settings.max_width as usize)
 }
 
 /// Bounds over every row of every clip; a clip loops when its last row is back where its first was.
@@ -519,14 +575,14 @@ fn report_first_set(
 fn measure(
     source: &Model,
     decimated: &vat_decimate::Decimation,
-    rig: &Rig,
+    posed: &Posed,
     clips: &[&Clip],
     clip_rows: &[ClipRows],
-    poses: &[RowPose],
-    entries: &[ClipEntry],
     bounds: &Bounds,
 ) -> description::Decimation {
-    let (error, rows_measured) = decimation_error(source, rig, clips, clip_rows, poses, entries);
+    let rig = &posed.rig;
+    let (error, rows_measured) =
+        decimation_error(source, rig, clips, clip_rows, &posed.poses, &posed.entries, &posed.corrections);
     let diagonal = bounds.diagonal();
     let fraction = |distance: f32| if diagonal > 0.0 { distance / diagonal } else { 0.0 };
     description::Decimation {
@@ -627,9 +683,10 @@ fn pack(
                 workers: zstd_workers(),
                 long_window: settings.zstd_long,
             };
-            let (width, height) = (layout.width as u32, layout.height as u32);
+            let width = layout.width as u32;
+            let layers = playback::Layers::of(layout, settings.max_height);
             let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
-            let mut streamed = None;
+            let (mut evaluating, mut max_error) = (std::time::Duration::ZERO, 0f32);
             let bytes = staged
                 .write_with(&name, |file| {
                     let file = TimedFile { file, spent: &writing };
@@ -639,52 +696,82 @@ fn pack(
                         in_writer.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
                         out
                     };
-                    let mut writer = vat_ktx2::Ktx2Writer::new(std::io::BufWriter::new(file), width, height, &options)?;
+                    let separate = settings.normals == playback::NormalsMode::Separate;
+                    let mut writer = vat_ktx2::Ktx2Writer::with_layers(
+                        std::io::BufWriter::new(file),
+                        width,
+                        layers.height,
+                        layers.count * if separate { 2 } else { 1 },
+                        &options,
+                    )?;
                     let (mut done, row_len) = (0, layout.width * 4);
-                    let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
-                    let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first);
+                    let total_rows = layout.height * if separate { 2 } else { 1 };
+                    let first = || crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
                     let mut stored = Vec::new();
-                    watch.rows(0, layout.height);
-                    streamed = Some(texels::stream_texels(
-                        &posed.rig,
-                        &posed.poses,
-                        layout,
-                        &posed.columns,
-                        quantizing,
-                        |rows| {
-                            let rows = if settings.delta == crate::delta::Delta::None {
+                    // Positions, then (separate normals) the normals: each its own
+                    // logical image, delta-encoded alike, padded to whole layers.
+                    for normal_layers in [false, true].into_iter().take(if separate { 2 } else { 1 }) {
+                        let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first());
+                        let no_alpha = !normal_layers && settings.normals != playback::NormalsMode::Packed;
+                        watch.rows(done, total_rows);
+                        let sink = |rows: &[u16]| {
+                            let rows = if settings.delta == crate::delta::Delta::None && !no_alpha {
                                 rows
                             } else {
                                 stored.clear();
                                 stored.extend_from_slice(rows);
+                                if no_alpha {
+                                    stored.chunks_exact_mut(4).for_each(|texel| texel[3] = 0);
+                                }
                                 delta.encode(&mut stored);
                                 &stored[..]
                             };
                             timed(&mut || writer.write_rows(rows))?;
                             done += rows.len() / row_len;
-                            watch.rows(done, layout.height);
+                            watch.rows(done, total_rows);
                             if watch.cancelled() {
                                 let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
                                 return Err(vat_ktx2::Ktx2Error::Io(stop));
                             }
                             Ok::<(), vat_ktx2::Ktx2Error>(())
-                        },
-                    )?);
+                        };
+                        let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
+                        evaluating += if normal_layers {
+                            texels::stream_normal_texels(rig, poses, layout, columns, quantizing, sink)?
+                        } else {
+                            let streamed = texels::stream_texels(rig, poses, layout, columns, quantizing, sink)?;
+                            max_error = streamed.max_error;
+                            streamed.evaluating
+                        };
+                        // The last layer's rows past the texture: zero.
+                        let padding = vec![0u16; row_len];
+                        for _ in layout.height..layers.rows() {
+                            timed(&mut || writer.write_rows(&padding))?;
+                        }
+                    }
                     let mut writer = Some(writer);
                     timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
                     Ok(())
                 })
                 .map_err(output)?;
             let (writing, in_writer) = (writing.into_inner(), in_writer.into_inner());
-            let streamed = streamed.expect("the texture was streamed");
             let parts_ms = (
-                nanos_ms(streamed.evaluating.as_nanos() as u64),
+                nanos_ms(evaluating.as_nanos() as u64),
                 nanos_ms(in_writer.saturating_sub(writing)),
                 nanos_ms(writing),
             );
             let sha256 = staged.sha256(&name).map_err(output)?;
-            let max_error = streamed.max_error;
             Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256, max_error })
+        }
+        TextureFormat::Png if playback::Layers::of(layout, settings.max_height).count > 1 => {
+            Err(Error::usage(format!(
+            "{}: the texture is {} rows tall, more than --max-size allows ({}), and a PNG cannot hold array layers; \
+             bake a KTX2, or lower --fps, --max-frames or the clips",
+            settings.input.display(),
+            layout.height,
+            settings.max_height.unwrap_or_default()
+        ))
+            .into())
         }
         TextureFormat::Png => {
             found.warnings.push(
@@ -733,6 +820,7 @@ fn encode(
     texture: &PackedTexture,
     decimation: Option<description::Decimation>,
     plain: Option<&[u16]>,
+    sockets: Vec<description::Socket>,
     settings: &BakeSettings,
 ) -> Result<Encoded> {
     let (bounds, grid) = (&quantizing.bounds, &quantizing.grid);
@@ -779,6 +867,8 @@ fn encode(
                 order: settings.delta.order() as u32,
                 decode: description::DELTA_DECODE.into(),
             }),
+            layers: layers_of(layout, settings).map(|l| l.count),
+            layer_height: layers_of(layout, settings).map(|l| l.height),
             bytes: texture.bytes,
             sha256: Some(texture.sha256.clone()),
         },
@@ -791,11 +881,7 @@ fn encode(
             grid: (!grid.is_full()).then_some(grid.0),
             max_error: (!grid.is_full()).then_some(texture.max_error),
         },
-        normals: Normals {
-            channel: "a".into(),
-            encoding: "octahedral_8_8".into(),
-            max_error_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES,
-        },
+        normals: playback::normals_entry(settings.normals, layers_of(layout, settings).map_or(1, |l| l.count)),
         mesh: Mesh {
             file: settings.mesh_file(),
             points: model.points.len() as u32,
@@ -804,6 +890,7 @@ fn encode(
         },
         decimation,
         clips: entries,
+        sockets,
     };
     let exports = match plain {
         Some(texels) => crate::export::files(
@@ -827,6 +914,11 @@ fn encode(
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
     description_json.push(b'\n');
     Ok(Encoded { glb, exports, description, description_json })
+}
+
+/// The array layers of a layered texture; `None` for a plain one.
+fn layers_of(layout: &Layout, settings: &BakeSettings) -> Option<playback::Layers> {
+    Some(playback::Layers::of(layout, settings.max_height)).filter(|l| l.count > 1)
 }
 
 /// Write: the rest mesh and the description staged beside the texture, then all
@@ -936,6 +1028,7 @@ fn decimation_error(
     clip_rows: &[ClipRows],
     poses: &[RowPose],
     entries: &[ClipEntry],
+    corrections: &[glam::Mat4],
 ) -> (vat_decimate::SurfaceDistance, usize) {
     let rows: Vec<usize> = clip_rows.iter().map(|r| r.rows as usize).collect();
     let picked = vat_decimate::measured_rows(&rows, vat_decimate::MEASURED_ROWS);
@@ -946,8 +1039,11 @@ fn decimation_error(
         .par_iter()
         .map(|&(clip, row)| {
             let time = clip_rows[clip].time(row as u32);
-            let source_positions = texels::positions(&source_rig, &source_rig.pose(Some(clips[clip]), time));
-            let baked_positions = texels::positions(baked, &poses[entries[clip].row as usize + row]);
+            let row = entries[clip].row as usize + row;
+            let mut source_pose = source_rig.pose(Some(clips[clip]), time);
+            source_pose.premultiply(corrections[row]);
+            let source_positions = texels::positions(&source_rig, &source_pose);
+            let baked_positions = texels::positions(baked, &poses[row]);
             vat_decimate::pose_error(source, &source_positions, baked.model(), &baked_positions)
         })
         .collect();

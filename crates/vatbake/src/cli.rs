@@ -197,6 +197,34 @@ pub struct BakeArgs {
     /// unity and unreal are named but refused: their conversions are not written yet.
     #[arg(long, default_value = "three", value_name = "three|babylon|playcanvas|godot|unity|unreal")]
     pub target: Target,
+    /// For each looping clip, append a copy of its first row after its last (unless it already ends on it),
+    /// so a player interpolating between rows wraps with no jump (clips[i].loop_row).
+    #[arg(long)]
+    pub loop_rows: bool,
+    /// Record these joints' world transforms (position + rotation quaternion) on every row, for attaching
+    /// things without a skeleton (the description's sockets).
+    #[arg(long, value_delimiter = ',', value_name = "JOINT,JOINT")]
+    pub sockets: Option<Vec<String>>,
+    /// What to do with the root's horizontal motion: keep it in the texels, extract it (play in place,
+    /// the motion recorded per row) or zero it; CLIP=MODE overrides one clip (e.g. extract,Idle=keep).
+    /// The root is the skin's skeleton node, else its joints' common ancestor.
+    #[arg(long, value_name = "MODE[,CLIP=MODE]")]
+    pub root_motion: Option<vatbake::playback::RootMotionChoice>,
+    /// Largest texture, WIDTHxHEIGHT: more points wrap into bands (as --max-width), and a texture taller
+    /// than HEIGHT is split into KTX2 array layers of at most HEIGHT rows.
+    #[arg(long, value_name = "WxH", conflicts_with_all = ["max_width", "device"])]
+    pub max_size: Option<vatbake::playback::MaxSize>,
+    /// A target's size bound and GPU memory budget: web (8192x8192, 128 MiB), mobile (4096x4096, 32 MiB)
+    /// or desktop (16384x16384, 512 MiB).
+    #[arg(long, value_name = "web|mobile|desktop")]
+    pub device: Option<vatbake::playback::Device>,
+    /// Warn when a unit's texture takes more GPU memory (raw texel bytes) than this, e.g. 64MiB.
+    #[arg(long, value_name = "BYTES", value_parser = vatbake::playback::parse_bytes)]
+    pub gpu_budget: Option<u64>,
+    /// Where the normals go: packed (octahedral 8+8 in the alpha), separate (octahedral 16+16 in their own
+    /// array layers) or none (the alpha holds 0; the player uses rest or flat normals).
+    #[arg(long, value_name = "packed|separate|none")]
+    pub normals: Option<vatbake::playback::NormalsMode>,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -234,6 +262,13 @@ impl BakeArgs {
             bits: self.bits,
             format: Some(self.format),
             target: Some(self.target),
+            loop_rows: self.loop_rows,
+            sockets: self.sockets,
+            root_motion: self.root_motion,
+            max_size: self.max_size,
+            device: self.device,
+            normals: self.normals,
+            gpu_budget: self.gpu_budget,
         };
         options.settings(self.input, self.out_dir)
     }

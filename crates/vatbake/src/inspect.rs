@@ -41,6 +41,13 @@ pub struct DescriptionSummary {
     pub points: u32,
     /// Rows of all clips stacked.
     pub rows: u32,
+    /// GPU memory the texture takes (raw texel bytes of every array layer).
+    pub gpu_bytes: u64,
+    /// Names of the joints the description records per-row transforms of (`--sockets`); absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sockets: Vec<String>,
+    /// Where the normals are: "packed", "separate" or "none".
+    pub normals: String,
     /// The texture as recorded.
     pub texture: Texture,
     /// The texture's size on disk, when it is beside the description.
@@ -86,6 +93,8 @@ pub struct TextureSummary {
     pub height: u32,
     /// Mip levels (KTX2; 1 for a PNG).
     pub levels: u32,
+    /// Array layers (KTX2 `layerCount`; 1 for a plain 2D texture or a PNG); `height` is one layer's.
+    pub layers: u32,
     /// "zstd", "none", "basislz" or "zlib".
     pub supercompression: &'static str,
     /// The KTX2 key/value pairs with text values (KTXwriter, KTXorientation, …).
@@ -241,6 +250,7 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         .and_then(|()| std::fs::metadata(folder.join(&d.texture.file)).ok())
         .map(|m| m.len());
     let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * 8;
+    let gpu_bytes = crate::playback::gpu_bytes(&d);
     Ok(DescriptionSummary {
         file: path.to_path_buf(),
         generator: d.generator,
@@ -248,6 +258,9 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         settings: d.settings,
         points: d.points,
         rows: d.rows,
+        gpu_bytes,
+        sockets: d.sockets.iter().map(|s| s.name.clone()).collect(),
+        normals: d.normals.mode.clone(),
         texture_on_disk,
         raw_bytes,
         ratio_to_raw: if raw_bytes > 0 { d.texture.bytes as f64 / raw_bytes as f64 } else { 0.0 },
@@ -270,7 +283,8 @@ fn ratio(bytes: u64, raw: Option<u64>) -> Option<f64> {
 
 fn ktx2_summary(path: &Path, header: &vat_ktx2::Ktx2Header, bytes: u64) -> TextureSummary {
     let ours = header.vk_format == vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM;
-    let raw = ours.then(|| u64::from(header.width) * u64::from(header.height.max(1)) * 8);
+    let layers = header.layer_count.max(1);
+    let raw = ours.then(|| u64::from(header.width) * u64::from(header.height.max(1)) * u64::from(layers) * 8);
     let key_values = header
         .key_values
         .iter()
@@ -287,6 +301,7 @@ fn ktx2_summary(path: &Path, header: &vat_ktx2::Ktx2Header, bytes: u64) -> Textu
         width: header.width,
         height: header.height,
         levels: header.level_count,
+        layers,
         supercompression: match header.supercompression_scheme {
             0 => "none",
             1 => "basislz",
@@ -317,6 +332,7 @@ fn png_summary(path: &Path, head: &[u8], bytes: u64) -> Result<TextureSummary, E
         width,
         height,
         levels: 1,
+        layers: 1,
         supercompression: "none",
         key_values: BTreeMap::new(),
         bytes,

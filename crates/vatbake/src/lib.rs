@@ -31,6 +31,7 @@ pub mod delta;
 pub mod error;
 mod export;
 pub mod inspect;
+pub mod playback;
 pub mod preview;
 mod rest_mesh;
 pub mod roster;

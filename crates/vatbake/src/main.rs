@@ -169,7 +169,7 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
     let container = if report.description.texture.container == "png" { "PNG16" } else { "KTX2+Zstd" };
     if !verbose {
         out!(
-            "baked {} → {}: {} points × {} rows, {} clips, {} {} (raw {}), {:.0} ms",
+            "baked {} → {}: {} points × {} rows, {} clips, {} {} (raw {}{}), {:.0} ms",
             settings.input.display(),
             report.description_file.display(),
             report.points,
@@ -178,13 +178,14 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
             container,
             messages::bytes(report.texture_bytes),
             messages::bytes(report.raw_texel_bytes),
+            gpu(report),
             report.timings_ms.total
         );
         return;
     }
     out!("baked {} → {}", settings.input.display(), report.description_file.display());
     out!(
-        "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}), rest mesh {}",
+        "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}{}), rest mesh {}",
         report.points,
         report.rows,
         report.clips,
@@ -194,6 +195,7 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
         container,
         messages::bytes(report.texture_bytes),
         messages::bytes(report.raw_texel_bytes),
+        gpu(report),
         messages::bytes(report.mesh_bytes),
     );
     let positions = &report.description.positions;
@@ -246,4 +248,14 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
         t.encode,
         t.write
     );
+}
+
+/// ", GPU …" when the GPU holds more than the raw texels (array layers' padding,
+/// separate normals); nothing otherwise.
+fn gpu(report: &vatbake::BakeReport) -> String {
+    let layers = report.description.texture.layers.map_or(String::new(), |n| format!(" in {n} layers"));
+    if report.gpu_bytes == report.raw_texel_bytes && layers.is_empty() {
+        return String::new();
+    }
+    format!(", GPU {}{layers}", messages::bytes(report.gpu_bytes))
 }

@@ -126,16 +126,17 @@ fn abbreviated(names: &[&str]) -> String {
 
 /// The summary table: per unit, then the roster's totals.
 pub fn roster_summary(report: &RosterReport) {
-    out!("{:<28} {:>8} {:>8} {:>6} {:>11} {:>9}", "unit", "status", "points", "rows", "texture", "ms");
+    out!("{:<28} {:>8} {:>8} {:>6} {:>11} {:>11} {:>9}", "unit", "status", "points", "rows", "texture", "gpu", "ms");
     for unit in &report.units {
         let num = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
         out!(
-            "{:<28} {:>8} {:>8} {:>6} {:>11} {:>9.0}",
+            "{:<28} {:>8} {:>8} {:>6} {:>11} {:>11} {:>9.0}",
             unit.name,
             unit.status,
             num(unit.points),
             num(unit.rows),
             unit.texture_bytes.map_or("-".into(), messages::bytes),
+            unit.gpu_bytes.map_or("-".into(), messages::bytes),
             unit.ms
         );
     }
@@ -162,11 +163,15 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
             out!("{}: {}", messages::bold(&d.file.display().to_string()), d.generator);
             out!("  source    {} ({}, sha256 {})", d.source.file, messages::bytes(d.source.bytes), &d.source.sha256);
             out!(
-                "  texture   {} {}×{}{} {} {}+{}, {} (raw {}, {}){}",
+                "  texture   {} {}×{}{}{} {} {}+{}, {} (raw {}, {}){}",
                 t.file,
                 t.width,
                 t.height,
                 if t.bands > 1 { format!(" in {} bands", t.bands) } else { String::new() },
+                match (t.layers, t.layer_height) {
+                    (Some(n), Some(h)) => format!(" in {n} array layers of {h} rows"),
+                    _ => String::new(),
+                },
                 t.format,
                 t.container,
                 t.supercompression,
@@ -224,26 +229,57 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                     _ => String::new(),
                 }
             );
+            let s = &d.settings;
+            let mut playback = Vec::new();
+            if s.loop_rows {
+                playback.push("loop rows".to_string());
+            }
+            if !d.sockets.is_empty() {
+                playback.push(format!("sockets {}", d.sockets.join(", ")));
+            }
+            if s.root_motion != "keep" || !s.root_motion_clips.is_empty() {
+                let overrides: Vec<String> = s.root_motion_clips.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                playback.push(format!("root motion {}", [vec![s.root_motion.clone()], overrides].concat().join(",")));
+            }
+            if let Some(h) = s.max_height {
+                playback.push(format!("max size {}x{h}", s.max_width));
+            }
+            if d.normals != "packed" {
+                playback.push(format!("normals {}", d.normals));
+            }
+            if !playback.is_empty() {
+                out!("  playback  {}; GPU {}", playback.join("; "), messages::bytes(d.gpu_bytes));
+            }
             for c in &d.clips {
+                let travel = c.root_motion.as_ref().map_or(String::new(), |r| match &r.translation {
+                    Some(t) => {
+                        let last = t.last().copied().unwrap_or_default();
+                        format!(", root motion {} ({:.4}, {:.4})", r.mode, last[0], last[2])
+                    }
+                    None => format!(", root motion {}", r.mode),
+                });
                 out!(
-                    "  clip {:<24} {:<10} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}",
+                    "  clip {:<24} {:<10} rows {:>4}..{:<4} {:>7.3} s at {:>7.3} rows/s{}{}{}",
                     format!("\"{}\"", c.name),
                     c.slot.as_deref().unwrap_or("(no slot)"),
                     c.row,
                     c.row + c.rows,
                     c.duration,
                     c.rate,
-                    if c.looping { ", loops" } else { "" }
+                    if c.looping { ", loops" } else { "" },
+                    if c.loop_row { ", loop row" } else { "" },
+                    travel
                 );
             }
         }
         Inspection::Texture(t) => {
             out!(
-                "{}: {} {}×{}, {}, {} level{}, supercompression {}",
+                "{}: {} {}×{}{}, {}, {} level{}, supercompression {}",
                 messages::bold(&t.file.display().to_string()),
                 t.container.to_uppercase(),
                 t.width,
                 t.height,
+                if t.layers > 1 { format!(" × {} array layers", t.layers) } else { String::new() },
                 match (t.format, t.vk_format) {
                     (Some(f), _) => f.to_string(),
                     (None, Some(v)) => format!("vkFormat {v} (not vatbake's)"),

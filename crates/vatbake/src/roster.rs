@@ -242,6 +242,8 @@ pub struct UnitResult {
     pub texture_bytes: Option<u64>,
     /// Size of the rest-pose mesh (GLB) in bytes; null when the unit failed.
     pub mesh_bytes: Option<u64>,
+    /// GPU memory its texture takes (raw texel bytes of every layer); null when the unit failed.
+    pub gpu_bytes: Option<u64>,
     /// Wall time spent on the unit (baking it, or finding it up to date), in milliseconds.
     pub ms: f64,
     /// Why the unit failed; null unless the status is "failed".
@@ -383,6 +385,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
         points: None,
         rows: None,
         texture_bytes: None,
+        gpu_bytes: None,
         mesh_bytes: None,
         ms: 0.0,
         error: None,
@@ -413,6 +416,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
             result.points = Some(report.points);
             result.rows = Some(report.rows);
             result.texture_bytes = Some(report.texture_bytes);
+            result.gpu_bytes = Some(report.gpu_bytes);
             result.mesh_bytes = Some(report.mesh_bytes);
             result.warnings = report.warnings.clone();
         }
@@ -421,6 +425,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
             result.points = Some(d.points);
             result.rows = Some(d.rows);
             result.texture_bytes = Some(d.texture.bytes);
+            result.gpu_bytes = Some(crate::playback::gpu_bytes(&d));
             result.mesh_bytes = std::fs::metadata(out_dir.join(&d.mesh.file)).ok().map(|m| m.len());
         }
         Err(e) => result.error = Some(Error::from(e).message),

@@ -227,6 +227,18 @@ pub struct BakeSettings {
     pub format: OutputFormat,
     /// The engine the bake is for (`--target`).
     pub target: Target,
+    /// Append a copy of each looping clip's first row after its last (`--loop-rows`).
+    pub loop_rows: bool,
+    /// Joints whose per-row transforms the description records (`--sockets`).
+    pub sockets: Vec<String>,
+    /// What happens to each clip's root motion (`--root-motion`).
+    pub root_motion: crate::playback::RootMotionChoice,
+    /// Tallest texture or array layer (`--max-size`, `--device`); `None`: no bound.
+    pub max_height: Option<u32>,
+    /// Where the normals go (`--normals`).
+    pub normals: crate::playback::NormalsMode,
+    /// GPU memory per unit warned past, in bytes (`--gpu-budget`, `--device`).
+    pub gpu_budget: Option<u64>,
 }
 
 /// How finely positions are kept: every 16-bit step (the default), or snapped to
@@ -296,6 +308,17 @@ impl BakeSettings {
                 _ => None,
             },
             format: (self.format != OutputFormat::Vatbake).then(|| self.format.as_str().to_string()),
+            loop_rows: self.loop_rows,
+            sockets: self.sockets.clone(),
+            root_motion: self.root_motion.default.as_str().to_string(),
+            root_motion_clips: self
+                .root_motion
+                .clips
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().to_string()))
+                .collect(),
+            max_height: self.max_height,
+            normals: self.normals.as_str().to_string(),
         }
     }
 }
@@ -383,6 +406,27 @@ pub struct BakeOptions {
     /// The engine the bake is for: three (the default; the others are listed but not written yet).
     #[serde(default, deserialize_with = "target")]
     pub target: Option<Target>,
+    /// Append a copy of each looping clip's first row after its last.
+    #[serde(default)]
+    pub loop_rows: bool,
+    /// Joints whose per-row transforms to record (a list, or one comma-separated string).
+    #[serde(default, deserialize_with = "names")]
+    pub sockets: Option<Vec<String>>,
+    /// Root motion: "keep" (default), "extract" or "zero", then `CLIP=MODE` overrides.
+    #[serde(default, deserialize_with = "parsed")]
+    pub root_motion: Option<crate::playback::RootMotionChoice>,
+    /// Largest texture, "WxH"; taller textures are split into array layers.
+    #[serde(default, deserialize_with = "parsed")]
+    pub max_size: Option<crate::playback::MaxSize>,
+    /// A size bound and GPU budget preset: web, mobile or desktop.
+    #[serde(default, deserialize_with = "parsed")]
+    pub device: Option<crate::playback::Device>,
+    /// Where the normals go: packed (default), separate or none.
+    #[serde(default, deserialize_with = "parsed")]
+    pub normals: Option<crate::playback::NormalsMode>,
+    /// GPU memory per unit to warn past ("256MiB").
+    #[serde(default, deserialize_with = "bytes")]
+    pub gpu_budget: Option<u64>,
 }
 
 /// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
@@ -400,6 +444,27 @@ fn target<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Ta
 /// An output format from its name (`"openvat"`, …).
 fn output_format<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<OutputFormat>, D::Error> {
     String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+/// Any setting from its text.
+fn parsed<'de, D: serde::Deserializer<'de>, T: std::str::FromStr<Err = String>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+/// A byte count from a number or a string with a unit ("256MiB").
+fn bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Bytes {
+        Count(u64),
+        Text(String),
+    }
+    match Bytes::deserialize(deserializer)? {
+        Bytes::Count(n) => Ok(Some(n)),
+        Bytes::Text(t) => crate::playback::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 /// A delta from its name (`"none"`, `"row"`, `"second"`).
@@ -452,7 +517,26 @@ impl BakeOptions {
         if self.max_frames == Some(0) {
             return Err(Error::usage("--max-frames 0: a clip needs at least one row"));
         }
-        let max_width = self.max_width.unwrap_or(DEFAULT_MAX_WIDTH);
+        if self.max_size.is_some() && self.device.is_some() {
+            return Err(Error::usage("--max-size and --device: both bound the texture's size; give one or the other"));
+        }
+        // --max-width is --max-size's width alone, kept as it was; with --max-size it
+        // must agree, with --device it can only narrow the preset.
+        let given_width = self.max_width.filter(|&w| w != DEFAULT_MAX_WIDTH);
+        let bound = self.max_size.or(self.device.map(crate::playback::Device::max_size));
+        let max_width = match (self.max_size, self.device) {
+            (Some(size), _) => match given_width {
+                Some(w) if w != size.width => {
+                    return Err(Error::usage(format!(
+                        "--max-width {w} with --max-size {}x{}: --max-size bounds the width too; drop --max-width",
+                        size.width, size.height
+                    )))
+                }
+                _ => size.width,
+            },
+            (None, Some(device)) => given_width.map_or(device.max_size().width, |w| w.min(device.max_size().width)),
+            (None, None) => self.max_width.unwrap_or(DEFAULT_MAX_WIDTH),
+        };
         if max_width == 0 {
             return Err(Error::usage("--max-width 0: give the widest texture your target GPU accepts, e.g. 4096"));
         }
@@ -562,6 +646,12 @@ impl BakeOptions {
             precision,
             format,
             target,
+            loop_rows: self.loop_rows,
+            sockets: self.sockets.unwrap_or_default(),
+            root_motion: self.root_motion.unwrap_or_default(),
+            max_height: bound.map(|b| b.height),
+            normals: self.normals.unwrap_or_default(),
+            gpu_budget: self.gpu_budget.or(self.device.map(crate::playback::Device::gpu_budget)),
         })
     }
 }

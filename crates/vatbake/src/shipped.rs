@@ -159,17 +159,32 @@ impl ShippedFiles {
         Ok(image)
     }
 
-    /// Decodes the texture's bytes (already read) by the description's container.
-    /// A texture stored under a delta (`texture.delta`) comes back undone: the
-    /// texels a shader reads.
-    pub fn decode_texture_bytes(&self, bytes: &[u8]) -> Result<vat_ktx2::Rgba16Image, String> {
+    /// [`ShippedFiles::decode_texture_bytes`], with the separate normal layers'
+    /// texels (`--normals separate`: octahedral 16 + 16 in R and G, delta undone),
+    /// `None` without them.
+    pub fn decode_texture_parts(&self, bytes: &[u8]) -> Result<(vat_ktx2::Rgba16Image, Option<Vec<u16>>), String> {
         let mut image = match self.description.texture.container.as_str() {
             "png" => vat_ktx2::decode_png16(bytes),
             _ => vat_ktx2::decode_ktx2(bytes),
         }
         .map_err(|e| format!("{}: the texture cannot be decoded: {e}", self.texture.display()))?;
+        let normals = unlayer(&self.description, &mut image).map_err(|e| format!("{}: {e}", self.texture.display()))?;
         undo_delta(&self.description, &mut image).map_err(|e| format!("{}: {e}", self.path.display()))?;
-        Ok(image)
+        let normals = match normals {
+            None => None,
+            Some(mut normals) => {
+                undo_delta(&self.description, &mut normals).map_err(|e| format!("{}: {e}", self.path.display()))?;
+                Some(normals.texels)
+            }
+        };
+        Ok((image, normals))
+    }
+
+    /// Decodes the texture's bytes (already read) by the description's container.
+    /// A texture stored under a delta (`texture.delta`) comes back undone: the
+    /// texels a shader reads.
+    pub fn decode_texture_bytes(&self, bytes: &[u8]) -> Result<vat_ktx2::Rgba16Image, String> {
+        self.decode_texture_parts(bytes).map(|(image, _)| image)
     }
 
     /// Whether a decoded texture has the description's width and height.
@@ -187,6 +202,42 @@ impl ShippedFiles {
         }
         Ok(())
     }
+}
+
+/// The logical texture of an array texture (`texture.layers`): its layers, decoded one
+/// after the other, less the last layer's padding. A texture without layers is left as it is.
+/// With separate normals (`normals.first_layer`), the normal layers' logical image is
+/// returned (delta not yet undone).
+pub fn unlayer(
+    description: &Description,
+    image: &mut vat_ktx2::Rgba16Image,
+) -> Result<Option<vat_ktx2::Rgba16Image>, String> {
+    let t = &description.texture;
+    let separate = description.normals.first_layer.is_some();
+    if t.layers.is_none() && !separate {
+        return Ok(None);
+    }
+    let (layers, layer_height) = (t.layers.unwrap_or(1), t.layer_height.unwrap_or(t.height));
+    let copies: u64 = if separate { 2 } else { 1 };
+    let stored = u64::from(layers) * u64::from(layer_height);
+    if u64::from(image.height) != stored * copies || stored < u64::from(t.height) {
+        return Err(format!(
+            "the texture holds {} rows, where {} layers of {layer_height} rows for a {}-row texture were recorded: \
+             it belongs to another bake",
+            image.height,
+            u64::from(layers) * copies,
+            t.height
+        ));
+    }
+    let row = image.width as usize * 4;
+    let normals = separate.then(|| vat_ktx2::Rgba16Image {
+        width: image.width,
+        height: t.height,
+        texels: image.texels[stored as usize * row..][..t.height as usize * row].to_vec(),
+    });
+    image.texels.truncate(t.height as usize * row);
+    image.height = t.height;
+    Ok(normals)
 }
 
 /// Undoes the delta `description.texture.delta` records (nothing when it records
@@ -223,6 +274,8 @@ pub struct Shipped {
     pub bounds: Bounds,
     /// The decoded texels.
     pub image: vat_ktx2::Rgba16Image,
+    /// The separate normal layers' texels (`--normals separate`), laid out as `image`.
+    pub normal_texels: Option<Vec<u16>>,
     /// Which point (rest-mesh vertex) each column holds: from the rest mesh's
     /// TEXCOORD_1 when the description's `texture.column_order` is not "source".
     pub columns: Columns,
@@ -240,7 +293,10 @@ impl Shipped {
     /// [`Shipped::open`] from a description already read; the error is the texture's.
     pub fn from_files(files: ShippedFiles) -> Result<Self, String> {
         let layout = layout_of(&files.description).map_err(|e| format!("{}: {e}", files.path.display()))?;
-        let image = files.decode_texture()?;
+        let bytes = std::fs::read(&files.texture)
+            .map_err(|e| format!("{}: cannot read the texture: {e}", files.texture.display()))?;
+        let (image, normal_texels) = files.decode_texture_parts(&bytes)?;
+        files.check_shape(&image)?;
         let columns = match files.description.texture.column_order.as_str() {
             "source" => Columns::from_points((0..layout.points as u32).collect()).expect("a permutation"),
             _ => columns_of(&read_rest_mesh(&files.mesh).map_err(|e| e.message)?, layout.points)
@@ -253,7 +309,24 @@ impl Shipped {
             files,
             layout,
             image,
+            normal_texels,
         })
+    }
+
+    /// The normal of `point` on global row `row`, by the description's `normals.mode`:
+    /// zero with none stored.
+    fn normal_of(&self, point: usize, row: usize, alpha: u16) -> Vec3 {
+        let (x, y) = self.layout.texel(self.columns.column(point), row);
+        self.normal_at((y * self.layout.width + x) * 4, alpha)
+    }
+
+    /// The normal of the texel whose first value is at `at`, its alpha `alpha`.
+    fn normal_at(&self, at: usize, alpha: u16) -> Vec3 {
+        match (&self.normal_texels, self.description.normals.mode.as_str()) {
+            (Some(normals), _) => crate::playback::decode_normal16(normals[at], normals[at + 1]),
+            (None, "none") => Vec3::ZERO,
+            (None, _) => vat_bounds::decode_normal(alpha),
+        }
     }
 
     /// Rows of all clips stacked (the height of one band).
@@ -285,7 +358,7 @@ impl Shipped {
         for (point, (p, n)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
             let [r, g, b, a] = self.texel(point, row);
             *p = vat_bounds::decode_position([r, g, b], &self.bounds);
-            *n = vat_bounds::decode_normal(a);
+            *n = self.normal_of(point, row, a);
         }
     }
 
@@ -300,9 +373,10 @@ impl Shipped {
         assert_eq!(normals.len(), self.layout.points);
         for (column, (p, n)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
             let (x, y) = self.layout.texel(column, row);
-            let t = &self.image.texels[(y * self.layout.width + x) * 4..][..4];
+            let at = (y * self.layout.width + x) * 4;
+            let t = &self.image.texels[at..][..4];
             *p = vat_bounds::decode_position([t[0], t[1], t[2]], &self.bounds);
-            *n = vat_bounds::decode_normal(t[3]);
+            *n = self.normal_at(at, t[3]);
         }
     }
 
@@ -318,7 +392,7 @@ impl Shipped {
 
     /// Every point's unit normal on global row `row`.
     pub fn normals(&self, row: usize) -> Vec<Vec3> {
-        (0..self.layout.points).map(|point| vat_bounds::decode_normal(self.texel(point, row)[3])).collect()
+        (0..self.layout.points).map(|point| self.normal_of(point, row, self.texel(point, row)[3])).collect()
     }
 
     /// The rest mesh beside the description ([`read_rest_mesh`]).

@@ -111,7 +111,7 @@ pub struct Streamed {
 pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, q: &Quantizing) -> (Vec<u16>, f32) {
     let mut texels = vec![0u16; layout.texels() * 4];
     let worst = AtomicU32::new(0);
-    fill_rows(rig, poses, layout, columns, q, &worst, 0, &mut texels);
+    fill_rows(rig, poses, layout, columns, q, &worst, 0, false, &mut texels);
     (texels, f32::from_bits(worst.into_inner()))
 }
 
@@ -138,8 +138,21 @@ pub fn stream_texels<E: Send>(
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Streamed, E> {
     let worst = AtomicU32::new(0);
-    let evaluating = stream_chunks(rig, poses, layout, columns, q, &worst, CHUNK_BYTES, sink)?;
+    let evaluating = stream_chunks(rig, poses, layout, columns, q, &worst, CHUNK_BYTES, false, sink)?;
     Ok(Streamed { evaluating, max_error: f32::from_bits(worst.into_inner()) })
+}
+
+/// [`stream_texels`] of the normals alone, octahedral 16 + 16 in R and G (B = A = 0):
+/// the separate normal layers of `--normals separate`; returns the time spent evaluating.
+pub fn stream_normal_texels<E: Send>(
+    rig: &Rig,
+    poses: &[RowPose],
+    layout: &Layout,
+    columns: &Columns,
+    q: &Quantizing,
+    sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
+) -> Result<Duration, E> {
+    stream_chunks(rig, poses, layout, columns, q, &AtomicU32::new(0), CHUNK_BYTES, true, sink)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -151,6 +164,7 @@ fn stream_chunks<E: Send>(
     q: &Quantizing,
     worst: &AtomicU32,
     chunk_bytes: usize,
+    normals16: bool,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
     let mut evaluating = Duration::ZERO;
@@ -161,7 +175,7 @@ fn stream_chunks<E: Send>(
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, q, worst, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, q, worst, first_row, normals16, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
@@ -191,7 +205,7 @@ fn stream_chunks<E: Send>(
                 }
             };
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, q, worst, first_row, &mut chunk[..rows * row_len]);
+            fill_rows(rig, poses, layout, columns, q, worst, first_row, normals16, &mut chunk[..rows * row_len]);
             evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
@@ -216,10 +230,11 @@ fn fill_rows(
     q: &Quantizing,
     worst: &AtomicU32,
     first_row: usize,
+    normals16: bool,
     texels: &mut [u16],
 ) {
     let quantizer = &Quantizer::on_grid(&q.bounds, &q.grid);
-    let measure = !q.grid.is_full();
+    let measure = !q.grid.is_full() && !normals16;
     assert_eq!(poses.len(), layout.rows, "one pose per row");
     assert_eq!(columns.len(), layout.points, "one column per point");
     let in_order = columns.is_identity();
@@ -237,7 +252,14 @@ fn fill_rows(
                 rig.evaluate_points(pose, &columns.points()[band], positions, normals);
             }
             let (used, padding) = line.split_at_mut(count * 4);
-            vat_bounds::encode_texels(quantizer, positions, normals, used);
+            if normals16 {
+                for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
+                    let [x, y] = crate::playback::encode_normal16(normal);
+                    texel.copy_from_slice(&[x, y, 0, 0]);
+                }
+            } else {
+                vat_bounds::encode_texels(quantizer, positions, normals, used);
+            }
             padding.fill(0);
             if measure {
                 let row_worst = positions.iter().zip(used.chunks_exact(4)).fold(0f32, |w, (&p, texel)| {
@@ -365,11 +387,21 @@ mod tests {
             // 5 rows of 32 bytes a chunk: 19 chunks, the last of 3 rows, recycled buffers included.
             let streamed = in_pool(threads, || {
                 let mut streamed = Vec::new();
-                stream_chunks(&rig, &poses, &layout, &columns, &q, &AtomicU32::new(0), 5 * 32, |rows: &[u16]| {
-                    assert_eq!(rows.len() % 16, 0, "whole rows");
-                    streamed.extend_from_slice(rows);
-                    Ok::<(), ()>(())
-                })
+                stream_chunks(
+                    &rig,
+                    &poses,
+                    &layout,
+                    &columns,
+                    &q,
+                    &AtomicU32::new(0),
+                    5 * 32,
+                    false,
+                    |rows: &[u16]| {
+                        assert_eq!(rows.len() % 16, 0, "whole rows");
+                        streamed.extend_from_slice(rows);
+                        Ok::<(), ()>(())
+                    },
+                )
                 .unwrap();
                 streamed
             });
@@ -396,6 +428,7 @@ mod tests {
                     &Quantizing::full(bounds),
                     &AtomicU32::new(0),
                     32,
+                    false,
                     |_: &[u16]| {
                         calls += 1;
                         if calls == 3 {

@@ -159,8 +159,8 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                     );
                 }
             }
-            match files.decode_texture_bytes(&bytes) {
-                Ok(image) => match files.check_shape(&image) {
+            match files.decode_texture_parts(&bytes) {
+                Ok(image) => match files.check_shape(&image.0) {
                     Ok(()) => Some(image),
                     Err(why) => {
                         note("texture-shape", why);
@@ -241,7 +241,8 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     // The texture is read through the rest mesh's columns: without them, nothing is compared.
     let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
     let shipped = match (image, layout, columns) {
-        (Some(image), Some(layout), Some(columns)) => Some(Shipped {
+        (Some((image, normal_texels)), Some(layout), Some(columns)) => Some(Shipped {
+            normal_texels,
             description: d.clone(),
             bounds: shipped::bounds_of(d),
             layout,
@@ -323,6 +324,8 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
         column_order: Some(
             s.column_order.parse().map_err(|e: String| recorded(Error::usage(format!("column_order: {e}"))))?,
         ),
+        loop_rows: s.loop_rows,
+        root_motion: Some(root_motion_of(s).map_err(|e| recorded(Error::usage(format!("root_motion: {e}"))))?),
         ..Default::default()
     };
     let mut settings = options.settings(source, PathBuf::new()).map_err(recorded)?;
@@ -334,6 +337,14 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
 }
 
 /// What one row's comparison found.
+/// The recorded `--root-motion`, as the flag would give it.
+fn root_motion_of(s: &description::Settings) -> Result<crate::playback::RootMotionChoice, String> {
+    Ok(crate::playback::RootMotionChoice {
+        default: s.root_motion.parse()?,
+        clips: s.root_motion_clips.iter().map(|(k, v)| Ok((k.clone(), v.parse()?))).collect::<Result<_, String>>()?,
+    })
+}
+
 #[derive(Clone, Copy)]
 struct RowResult {
     max: f32,

@@ -1,16 +1,19 @@
 // Runs in headless Chromium. Draws one bake two ways with the same camera:
-//   (a) the VAT, through docs/examples/three/vat.js (the reference integration, unchanged),
+//   (a) the VAT, through the runtime package runtimes/three (@vatbake/three, unchanged),
 //   (b) the SOURCE model through three.js's GLTFLoader + AnimationMixer (SkinnedMesh,
 //       morph targets, animated nodes),
 // as flat white-on-black silhouettes, and hands the masks to node (window.harness).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { loadVat, VAT_GLSL } from '/example/vat.js';
+import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { fromParts, loadVat, VatMesh, VAT_GLSL } from '@vatbake/three';
 
 let renderer;
 let size;
 let camera;
-let vat = null;
+let ktx2 = null;
+let vat = null; // what loadVat gave
+let mesh = null; // the VatMesh of one unit
 let vatScene = null;
 let source = null;
 
@@ -50,14 +53,16 @@ function frame(description) {
   return cam;
 }
 
-async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
+async function load({ descriptionUrl, sourceUrl, path = 'auto', frameFrom = null }) {
   unload();
   // (a) VAT: one unit, silhouette material, frustum culling left ON (three's default):
   // a bounding volume that missed part of the animation would cut the unit out.
-  vat = await loadVat(descriptionUrl, { renderer, count: 1, path, material: white() });
+  ktx2 ??= new KTX2Loader().detectSupport(renderer);
+  vat = await loadVat(descriptionUrl, { loader: ktx2, renderer, path });
+  mesh = new VatMesh(vat, 1, { material: white() });
   vatScene = new THREE.Scene();
-  vatScene.add(vat.mesh);
-  camera = frame(vat.description);
+  vatScene.add(mesh);
+  camera = frame(frameFrom ?? vat.description); // frameFrom: another bake's bounds (root motion: the moving source's)
 
   // (b) The source with three.js's own playback. Culling off: three computes a skinned
   // mesh's bounds once, and the reference must not lose pixels to that.
@@ -76,9 +81,9 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
   // Bounds: the rest GLB's POSITION (with its two corner vertices) must cover the
   // description's bounds, so three's frustum culling can never cut a frame.
   const d = vat.description;
-  const box = vat.mesh.geometry.boundingBox;
-  vat.mesh.computeBoundingSphere();
-  const sphere = vat.mesh.boundingSphere;
+  const box = mesh.geometry.boundingBox;
+  mesh.computeBoundingSphere();
+  const sphere = mesh.boundingSphere;
   const corners = [];
   for (let i = 0; i < 8; i++) {
     corners.push(new THREE.Vector3(...[0, 1, 2].map((a) => d.positions.center[a] + ((i >> a) & 1 ? 1 : -1) * d.positions.half_extent[a])));
@@ -98,20 +103,21 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto' }) {
 }
 
 function unload() {
-  if (vat) vat.dispose();
+  mesh?.dispose();
+  vat?.dispose();
   if (source?.mixer) source.mixer.stopAllAction();
-  vat = vatScene = source = null;
+  vat = mesh = vatScene = source = shadowRig = null;
 }
 
-/** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered. */
-function readMask() {
+/** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered (`dark`: 255 = dark pixel). */
+function readMask({ dark = false } = {}) {
   const gl = renderer.getContext();
   const rgba = new Uint8Array(size * size * 4);
   gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
   const mask = new Uint8Array(size * size);
   for (let y = 0; y < size; y++) {
     const src = (size - 1 - y) * size * 4; // readPixels is bottom row first
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
+    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 !== dark ? 255 : 0;
   }
   let s = '';
   for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
@@ -120,25 +126,29 @@ function readMask() {
 
 /**
  * VAT unit at clip time t. The time is split between the shared clock and the unit's
- * own offset (t/2 each, exact in binary) so both paths of the shader are exercised.
- * `speed` scales the clip's rate: 1 is correct playback; anything else simulates a
- * runtime that plays the clip at the wrong speed (the negative control).
+ * start (clock t/2, started at −t/2: both exact in binary) so both paths of the shader
+ * are exercised. `speed` is the unit's speed: 1 is correct playback; anything else plays
+ * the clip at the wrong speed (the negative control). `interpolate` false shows the
+ * nearest row; `crossfade` = { clip, weight } blends a second clip started at the same time.
  */
-function renderVat(clipName, t, { speed = 1 } = {}) {
-  vat.setClip(clipName, 0);
-  const clip = vat.description.clips.find((c) => c.name === clipName);
-  const info = vat.mesh.geometry.attributes.clipInfo;
-  info.setZ(0, clip.rate * speed);
-  info.needsUpdate = true;
-  vat.update(t / 2);
-  vat.setTimeOffset(0, t / 2);
+function renderVat(clipName, t, { speed = 1, interpolate = true, crossfade = null } = {}) {
+  mesh.update(t / 2);
+  mesh.setClip(0, clipName, { start: -t / 2, speed });
+  if (crossfade) mesh.setCrossfade(0, crossfade.clip, crossfade.weight, { start: -t / 2, speed });
+  if (mesh.interpolate !== interpolate) mesh.interpolate = interpolate;
   renderer.render(vatScene, camera);
   return readMask();
 }
 
-/** The source at time t of the animation(s) the clip was baked from, played by three.js. */
-function renderSource(sourceIndices, t, loop) {
-  const key = sourceIndices.join() + (loop ? 'L' : 'O');
+/**
+ * Pose the source at time t of the animation(s) the clip was baked from, played by
+ * three.js's AnimationMixer. `blend` = { sources, weight }: a second clip's animations
+ * at the same time with that weight, the first at 1 − weight (AnimationMixer's own blend
+ * of joint transforms: a crossfade caught at that weight).
+ */
+function poseSource(sourceIndices, t, loop, blend = null) {
+  const key = sourceIndices.join() + (loop ? 'L' : 'O') + (blend ? `+${blend.sources.join()}@${blend.weight}` : '');
+  const groups = blend ? [[sourceIndices, 1 - blend.weight], [blend.sources, blend.weight]] : [[sourceIndices, 1]];
   if (source.key !== key) {
     if (source.mixer) {
       source.mixer.stopAllAction();
@@ -151,21 +161,213 @@ function renderSource(sourceIndices, t, loop) {
       if (r.w) r.o.morphTargetInfluences.splice(0, r.w.length, ...r.w);
     }
     source.mixer = new THREE.AnimationMixer(source.scene);
-    for (const i of sourceIndices) {
-      const action = source.mixer.clipAction(source.gltf.animations[i]);
-      action.setLoop(loop ? THREE.LoopRepeat : THREE.LoopOnce, Infinity);
-      action.clampWhenFinished = true;
-      action.play();
+    for (const [indices, weight] of groups) {
+      for (const i of indices) {
+        const action = source.mixer.clipAction(source.gltf.animations[i]);
+        action.setLoop(loop ? THREE.LoopRepeat : THREE.LoopOnce, Infinity);
+        action.clampWhenFinished = true;
+        action.setEffectiveWeight(weight);
+        action.play();
+      }
     }
     source.key = key;
   }
   // A LoopOnce action that ran to its end is paused (clampWhenFinished), and setTime()
-  // would leave it there: rewind every action before seeking.
-  for (const i of sourceIndices) source.mixer.existingAction(source.gltf.animations[i]).reset();
+  // would leave it there: rewind every action before seeking (reset keeps the weight).
+  for (const [indices] of groups) for (const i of indices) source.mixer.existingAction(source.gltf.animations[i]).reset();
   source.mixer.setTime(t);
   source.scene.updateMatrixWorld(true);
+}
+
+/** The source at time t, played by three.js (see poseSource), as a silhouette mask. */
+function renderSource(sourceIndices, t, loop, blend = null) {
+  poseSource(sourceIndices, t, loop, blend);
   renderer.render(source.scene, camera);
   return readMask();
+}
+
+/**
+ * Shadows: the unit (VAT or source) is not drawn (colorWrite and depthWrite off) but
+ * casts a shadow from a directional light onto a white plane under it, seen from above;
+ * the mask is the plane's shadowed pixels. `depth: false` takes the VAT mesh's patched
+ * depth material away, so three's default depth pass draws the rest pose (the control).
+ */
+let shadowRig = null;
+function shadowScene() {
+  if (shadowRig) return shadowRig;
+  const d = vat.description;
+  const c = new THREE.Vector3(...d.positions.center);
+  const h = new THREE.Vector3(...d.positions.half_extent);
+  const radius = Math.max(h.length(), 1e-6);
+  const floorY = c.y - h.y - 1e-3 * radius;
+  const scene = new THREE.Scene();
+  const plane = new THREE.Mesh(new THREE.PlaneGeometry(40 * radius, 40 * radius).rotateX(-Math.PI / 2), new THREE.MeshLambertMaterial({ color: 0xffffff }));
+  plane.position.set(c.x, floorY, c.z);
+  plane.receiveShadow = true;
+  scene.add(plane);
+  // Light from the side and above: the shadow is the pose projected at 45° onto the plane.
+  const toLight = new THREE.Vector3(0.7, 1, 0.3).normalize();
+  const light = new THREE.DirectionalLight(0xffffff, 4);
+  light.position.copy(c).addScaledVector(toLight, 3 * radius);
+  light.target.position.copy(c);
+  light.castShadow = true;
+  light.shadow.mapSize.set(1024, 1024);
+  Object.assign(light.shadow.camera, { left: -1.2 * radius, right: 1.2 * radius, top: 1.2 * radius, bottom: -1.2 * radius, near: 0.5 * radius, far: 6 * radius });
+  light.shadow.camera.updateProjectionMatrix();
+  light.shadow.bias = -1e-4;
+  scene.add(light, light.target);
+  // The camera looks straight down at where the shadow falls (the bounds' centre pushed
+  // along the light down to the plane), framing the pose's possible shadow.
+  const shadowCentre = c.clone().addScaledVector(toLight, -(c.y - floorY) / toLight.y);
+  const half = 1.1 * (radius + (2 * h.y * Math.hypot(toLight.x, toLight.z)) / toLight.y / 2);
+  const top = new THREE.OrthographicCamera(-half, half, half, -half, 0.1 * radius, 10 * radius);
+  top.position.set(shadowCentre.x, floorY + 5 * radius, shadowCentre.z);
+  top.up.set(0, 0, -1);
+  top.lookAt(shadowCentre.x, floorY, shadowCentre.z);
+  top.updateMatrixWorld(true);
+  shadowRig = { scene, camera: top };
+  return shadowRig;
+}
+
+function renderShadow(kind, t, { clip = null, sources = null, loop = true, depth = true } = {}) {
+  const { scene, camera: top } = shadowScene();
+  const unit = kind === 'vat' ? mesh : source.scene;
+  const materials = [];
+  unit.traverse((o) => {
+    if (o.isMesh) {
+      o.castShadow = true;
+      for (const m of Array.isArray(o.material) ? o.material : [o.material]) materials.push(m);
+    }
+  });
+  for (const m of materials) Object.assign(m, { colorWrite: false, depthWrite: false });
+  const savedDepth = mesh.customDepthMaterial;
+  if (kind === 'vat') {
+    mesh.update(t / 2);
+    mesh.setClip(0, clip, { start: -t / 2 });
+    if (!depth) mesh.customDepthMaterial = undefined;
+  } else {
+    poseSource(sources, t, loop);
+  }
+  const parent = unit.parent;
+  scene.add(unit);
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = THREE.BasicShadowMap;
+  renderer.shadowMap.needsUpdate = true;
+  renderer.render(scene, top);
+  const mask = readMask({ dark: true });
+  scene.remove(unit);
+  parent?.add(unit);
+  mesh.customDepthMaterial = savedDepth;
+  for (const m of materials) Object.assign(m, { colorWrite: true, depthWrite: true });
+  return mask;
+}
+
+/**
+ * Sockets: at each time, the VAT unit's socket (VatMesh.getSocket, its unit placed at
+ * `offset`) against the source joint's world transform under three.js's AnimationMixer
+ * (the same offset applied), as distances and angles, and a cube attached to each
+ * drawn as a silhouette (masks returned for an IoU).
+ */
+function socketCheck(clipName, sources, loop, jointName, times, offset = [0, 0, 0]) {
+  const joint = source.scene.getObjectByName(jointName);
+  if (!joint) throw new Error(`no node "${jointName}" in the source`);
+  const d = vat.description;
+  const size = Math.hypot(...d.positions.half_extent) * 0.15;
+  const cube = new THREE.Mesh(new THREE.BoxGeometry(size, size * 0.4, size * 2).translate(0, 0, size), white());
+  cube.matrixAutoUpdate = false;
+  cube.frustumCulled = false;
+  const cubeScene = new THREE.Scene().add(cube);
+  const place = new THREE.Matrix4().makeTranslation(...offset);
+  mesh.setMatrixAt(0, place);
+  mesh.instanceMatrix.needsUpdate = true;
+  const out = [];
+  for (const t of times) {
+    mesh.update(t / 2);
+    mesh.setClip(0, clipName, { start: -t / 2 });
+    const socket = mesh.getSocket(0, jointName);
+    poseSource(sources, t, loop);
+    const jointWorld = new THREE.Matrix4().multiplyMatrices(place, joint.matrixWorld);
+    const p = new THREE.Vector3();
+    const q = new THREE.Quaternion();
+    jointWorld.decompose(p, q, new THREE.Vector3());
+    cube.matrix.copy(socket.matrix);
+    renderer.render(cubeScene, camera);
+    const vatCube = readMask();
+    cube.matrix.compose(p, q, new THREE.Vector3(1, 1, 1));
+    renderer.render(cubeScene, camera);
+    const threeCube = readMask();
+    out.push({ t, distance: socket.position.distanceTo(p), degrees: THREE.MathUtils.radToDeg(socket.quaternion.angleTo(q)), vatCube, threeCube });
+  }
+  mesh.setMatrixAt(0, new THREE.Matrix4());
+  mesh.instanceMatrix.needsUpdate = true;
+  cube.geometry.dispose();
+  return out;
+}
+
+/**
+ * Root motion: the VAT unit at time t, in place (instance at the origin) or placed by
+ * VatMesh.getRootMotion (translation, then yaw about +y), as a silhouette; with the
+ * recorded translation.
+ */
+function renderRootMotion(clipName, t, { apply = true } = {}) {
+  mesh.update(t / 2);
+  mesh.setClip(0, clipName, { start: -t / 2 });
+  const motion = mesh.getRootMotion(0);
+  const m = new THREE.Matrix4();
+  if (apply && motion) m.makeRotationY(motion.yaw).setPosition(motion.translation);
+  mesh.setMatrixAt(0, m);
+  mesh.instanceMatrix.needsUpdate = true;
+  renderer.render(vatScene, camera);
+  const mask = readMask();
+  mesh.setMatrixAt(0, new THREE.Matrix4());
+  mesh.instanceMatrix.needsUpdate = true;
+  return { mask, translation: motion ? motion.translation.toArray() : null };
+}
+
+/**
+ * Rewrite the loaded bake as a KTX2 with array layers would come out of three's
+ * KTX2Loader (docs/FORMAT.md, "Array layers" and "Normals"): the logical texture cut
+ * into layers of `layerHeight` rows, the last padded with zeros, all in one DataTexture
+ * of one layer's size; with `normals: 'separate'` the octahedral 8 + 8 normals re-encoded
+ * as 16 + 16 in R and G of as many layers after the positions', and the alpha zeroed.
+ * Then load it again through the package's fromParts and draw with that.
+ */
+function relayer({ layerHeight, normals = 'packed' }) {
+  const d = vat.description;
+  const { width, height } = d.texture;
+  const layers = Math.ceil(height / layerHeight);
+  const layerTexels = width * layerHeight * 4;
+  const normalLayers = normals === 'separate' ? layers : 0;
+  const data = new Uint16Array(layerTexels * (layers + normalLayers));
+  const logical = vat.texture.image.data.subarray(0, width * height * 4);
+  data.set(logical, 0);
+  if (normals === 'separate') {
+    for (let i = 0; i < width * height; i++) {
+      const [x, y, z] = octDecode(logical[i * 4 + 3]);
+      // Octahedral encode (the inverse of unfold), 16 bits a component.
+      const l1 = Math.abs(x) + Math.abs(y) + Math.abs(z);
+      let ox = x / l1;
+      let oy = y / l1;
+      if (z < 0) [ox, oy] = [(1 - Math.abs(oy)) * (ox >= 0 ? 1 : -1), (1 - Math.abs(ox)) * (oy >= 0 ? 1 : -1)];
+      data[layers * layerTexels + i * 4] = Math.round((ox * 0.5 + 0.5) * 65535);
+      data[layers * layerTexels + i * 4 + 1] = Math.round((oy * 0.5 + 0.5) * 65535);
+      data[i * 4 + 3] = 0;
+    }
+  }
+  const description = {
+    ...d,
+    texture: { ...d.texture, delta: undefined, layers, layer_height: layerHeight },
+    normals: normals === 'separate' ? { mode: 'separate', channel: 'rg', encoding: 'octahedral_16_16', first_layer: layers } : d.normals,
+  };
+  const ktx2 = new THREE.DataTexture(data, width, layerHeight, THREE.RGBAFormat, THREE.UnsignedShortType);
+  const restScene = new THREE.Mesh(vat.geometry);
+  const previous = { vat, mesh };
+  vat = fromParts(description, { scene: restScene }, ktx2, { renderer });
+  mesh = new VatMesh(vat, 1, { material: white() });
+  vatScene.remove(previous.mesh);
+  vatScene.add(mesh);
+  previous.mesh.dispose();
+  return { layers: layers + normalLayers, arrayTexture: vat.arrayTexture, depth: vat.texture.image.depth };
 }
 
 /**
@@ -187,7 +389,10 @@ function decodeCheck({ simulate = null } = {}) {
     const src = vat.texture.image.data;
     const f = simulate === 'half' ? new Uint16Array(src.length) : new Float32Array(src.length);
     for (let i = 0; i < src.length; i++) f[i] = simulate === 'half' ? THREE.DataUtils.toHalfFloat(src[i] / 65535) : src[i] / 65535;
-    simulated = new THREE.DataTexture(f, d.texture.width, d.texture.height, THREE.RGBAFormat, simulate === 'half' ? THREE.HalfFloatType : THREE.FloatType);
+    const type = simulate === 'half' ? THREE.HalfFloatType : THREE.FloatType;
+    const image = vat.texture.image;
+    simulated = vat.arrayTexture ? new THREE.DataArrayTexture(f, image.width, image.height, image.depth) : new THREE.DataTexture(f, image.width, image.height, THREE.RGBAFormat, type);
+    simulated.type = type;
     simulated.minFilter = simulated.magFilter = THREE.NearestFilter;
     simulated.needsUpdate = true;
     uniforms = { ...uniforms, vatTexture: { value: simulated } };
@@ -199,7 +404,7 @@ function decodeCheck({ simulate = null } = {}) {
   const bandRows = Math.ceil(points / width);
   const height = rows * bandRows;
 
-  const rest = vat.mesh.geometry;
+  const rest = mesh.geometry;
   const geometry = new THREE.InstancedBufferGeometry();
   geometry.setAttribute('position', new THREE.Float32BufferAttribute(new Float32Array(points * 3), 3));
   // TEXCOORD_1 of the rest GLB's first `points` vertices: vertex i is point i, read from its own column.
@@ -207,20 +412,29 @@ function decodeCheck({ simulate = null } = {}) {
   for (let i = 0; i < points; i++) uv1.set([rest.attributes.uv1.getX(i), rest.attributes.uv1.getY(i)], i * 2);
   geometry.setAttribute('uv1', new THREE.Float32BufferAttribute(uv1, 2));
   const clipInfo = new Float32Array(rows * 4);
-  const offsets = new Float32Array(rows);
+  const play = new Float32Array(rows * 4);
   for (const clip of d.clips) {
     for (let k = 0; k < clip.rows; k++) {
       clipInfo.set([clip.row, clip.rows, 1, 0], (clip.row + k) * 4);
-      offsets[clip.row + k] = k;
+      play.set([-k, 1, 0, 0], (clip.row + k) * 4); // local time k at rate 1: row k, f = 0
     }
   }
-  geometry.setAttribute('clipInfo', new THREE.InstancedBufferAttribute(clipInfo, 4));
-  geometry.setAttribute('vatTimeOffset', new THREE.InstancedBufferAttribute(offsets, 1));
+  geometry.setAttribute('vatClipA', new THREE.InstancedBufferAttribute(clipInfo, 4));
+  geometry.setAttribute('vatClipB', new THREE.InstancedBufferAttribute(new Float32Array(rows * 4), 4));
+  geometry.setAttribute('vatPlay', new THREE.InstancedBufferAttribute(play, 4));
+  geometry.setAttribute('vatWeight', new THREE.InstancedBufferAttribute(new Float32Array(rows), 1));
   geometry.instanceCount = rows;
 
   const material = new THREE.ShaderMaterial({
     glslVersion: THREE.GLSL3,
-    defines: { ...(norm16 ? { VAT_NORM16: '' } : {}), OUT_WIDTH: width, BAND_ROWS: bandRows, OUT_HEIGHT: height },
+    defines: {
+      ...(norm16 ? { VAT_NORM16: '' } : {}),
+      ...(vat.arrayTexture ? { VAT_LAYERS: '' } : {}),
+      ...(vat.normals === 'separate' ? { VAT_NORMALS_SEPARATE: '' } : {}),
+      OUT_WIDTH: width,
+      BAND_ROWS: bandRows,
+      OUT_HEIGHT: height,
+    },
     uniforms: { ...uniforms, vatTime: { value: 0 }, outNormal: { value: 0 } },
     vertexShader: `${VAT_GLSL}
       out vec3 vOut;
@@ -267,6 +481,8 @@ function decodeCheck({ simulate = null } = {}) {
   // The decode, in float64, from the texels as KTX2Loader gave them.
   const texels = vat.texture.image.data;
   const texWidth = d.texture.width;
+  // normals.mode "separate": the normal layers start vatNormalLayer layers in; "none": no normals to check.
+  const normalAt = vat.uniforms.vatNormalLayer.value * texWidth * vat.uniforms.vatLayerHeight.value * 4;
   const [cx, cy, cz] = d.positions.center;
   const [hx, hy, hz] = d.positions.half_extent;
   let worstPos = { e: -1 };
@@ -280,7 +496,7 @@ function decodeCheck({ simulate = null } = {}) {
       p[0] = p[0] * hx + cx;
       p[1] = p[1] * hy + cy;
       p[2] = p[2] * hz + cz;
-      const n = octDecode(texels[o + 3]);
+      const n = vat.normals === 'separate' ? octDecode16(texels[normalAt + o], texels[normalAt + o + 1]) : octDecode(texels[o + 3]);
       const g = ((r * bandRows + Math.floor(i / width)) * width + (i % width)) * 4;
       if (gpuPos[g + 3] !== 1) {
         missing++;
@@ -290,6 +506,7 @@ function decodeCheck({ simulate = null } = {}) {
         const e = Math.abs(gpuPos[g + a] - p[a]);
         if (e > worstPos.e) worstPos = { e, point: i, row: r, axis: 'xyz'[a], gpu: gpuPos[g + a], expected: p[a] };
       }
+      if (vat.normals === 'none') continue;
       const dot = (gpuNor[g] * n[0] + gpuNor[g + 1] * n[1] + gpuNor[g + 2] * n[2]) / Math.hypot(gpuNor[g], gpuNor[g + 1], gpuNor[g + 2]);
       const deg = (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI;
       if (deg > worstDeg.deg) worstDeg = { deg, point: i, row: r };
@@ -299,13 +516,25 @@ function decodeCheck({ simulate = null } = {}) {
 }
 
 function octDecode(a) {
-  let ox = ((a >> 8) / 255) * 2 - 1;
-  let oy = ((a & 255) / 255) * 2 - 1;
+  return unfold(((a >> 8) / 255) * 2 - 1, ((a & 255) / 255) * 2 - 1);
+}
+
+function octDecode16(r, g) {
+  return unfold((r / 65535) * 2 - 1, (g / 65535) * 2 - 1);
+}
+
+function unfold(ox, oy) {
   const nz = 1 - Math.abs(ox) - Math.abs(oy);
   if (nz < 0) [ox, oy] = [(1 - Math.abs(oy)) * (ox >= 0 ? 1 : -1), (1 - Math.abs(ox)) * (oy >= 0 ? 1 : -1)];
   const len = Math.hypot(ox, oy, nz);
   return [ox / len, oy / len, nz / len];
 }
 
-window.harness = { init, load, renderVat, renderSource, decodeCheck, camera: () => camera, vat: () => vat };
+// camera() and vat() are for main's players.js (PlayCanvas): the loaded bake with its
+// VatMesh as `mesh`, as the example's vat.js object had it.
+window.harness = {
+  init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck,
+  camera: () => camera,
+  vat: () => ({ ...vat, mesh }),
+};
 window.harnessReady = true;

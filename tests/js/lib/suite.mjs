@@ -13,7 +13,7 @@ import { bake, FIXTURES } from './bake.mjs';
 import { readDescription, readTexture, makeDecoder, restColumns } from './vat.mjs';
 import { loadWithThree, pointRanges, captureRest, poser, worldPoints } from './three-source.mjs';
 import { readGlb, readAccessor } from './glb.mjs';
-import { undoDelta } from '../../../docs/examples/three/vat-delta.js';
+import { undoDelta } from '../../../runtimes/three/src/delta.js';
 
 const POSITION_TOLERANCE = 1e-4; // × bounding diagonal, from the contract
 // Float32 evaluation noise allowed beyond quantization, × (diagonal + 2·|centre|): float32

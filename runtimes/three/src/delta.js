@@ -1,5 +1,5 @@
 // Undo a bake's `--delta` on load (docs/FORMAT.md, "Delta"): no imports, so a build
-// step or a worker can use it alone. vat.js calls it on the texels KTX2Loader gives.
+// step or a worker can use it alone. loadVat calls it on the texels KTX2Loader gives.
 
 /**
  * Turn the stored texels of a bake made with `--delta row|second` into the texels a
@@ -15,13 +15,13 @@ export function undoDelta(texels, description) {
   const delta = description.texture.delta;
   if (!delta) return texels;
   if (delta.order !== 1 && delta.order !== 2) {
-    throw new Error(`vat: texture.delta of order ${delta.order}: this player undoes orders 1 and 2`);
+    throw new Error(`vatbake: texture.delta of order ${delta.order}: this player undoes orders 1 and 2`);
   }
   const { width, height } = description.texture;
   const rows = description.rows;
   const rowLength = width * 4;
   if (texels.length !== rowLength * height || height % rows !== 0) {
-    throw new Error(`vat: ${texels.length} texel values do not fill ${width}×${height} in bands of ${rows} rows`);
+    throw new Error(`vatbake: ${texels.length} texel values do not fill ${width}×${height} in bands of ${rows} rows`);
   }
   for (let j = delta.order; j >= 1; j--) {
     for (let band = 0; band * rows < height; band++) {

@@ -1,0 +1,202 @@
+// Types of @vatbake/three (src/index.js). The description's own fields are typed as far
+// as this package reads them; docs/vat.schema.json in the vatbake repository has them all.
+import type {
+  BufferGeometry,
+  DataTexture,
+  InstancedMesh,
+  Material,
+  Matrix4,
+  MeshDepthMaterial,
+  MeshDistanceMaterial,
+  Object3D,
+  Quaternion,
+  Vector2,
+  Vector3,
+  WebGLRenderer,
+} from 'three';
+import type { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import type { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+
+/** A clip of the description (`clips[i]`). */
+export interface VatClipDescription {
+  name: string;
+  row: number;
+  rows: number;
+  rate: number;
+  duration: number;
+  loop: boolean;
+  loop_row?: boolean;
+  slot?: string | null;
+  source_index?: number;
+  merged_from?: number[];
+  [field: string]: unknown;
+}
+
+/** The parsed `*.vat.json` (format "vatbake.vat", format_version 1). */
+export interface VatDescription {
+  format: 'vatbake.vat';
+  format_version: 1;
+  points: number;
+  rows: number;
+  texture: {
+    file: string;
+    container: 'ktx2' | 'png';
+    vk_format?: number;
+    width: number;
+    height: number;
+    bands: number;
+    delta?: { mode: string; order: 1 | 2; decode?: string };
+    layers?: number;
+    layer_height?: number;
+    [field: string]: unknown;
+  };
+  positions: { center: [number, number, number]; half_extent: [number, number, number]; [field: string]: unknown };
+  normals?: { mode?: 'packed' | 'separate' | 'none'; encoding?: string; first_layer?: number; [field: string]: unknown };
+  sockets?: { name: string; node: number; rows: number[][] }[];
+  mesh: { file: string; points: number; [field: string]: unknown };
+  clips: VatClipDescription[];
+  [field: string]: unknown;
+}
+
+/** One row of the clip table loadVat returns. */
+export interface VatClip extends Pick<VatClipDescription, 'name' | 'row' | 'rows' | 'rate' | 'duration' | 'loop'> {
+  index: number;
+  loopRow: boolean;
+  slot: string | null;
+}
+
+export type VatTexturePath = 'integer' | 'norm16';
+
+/** The uniforms every material of one bake shares (by reference). */
+export interface VatUniforms {
+  vatTexture: { value: DataTexture };
+  vatSize: { value: Vector2 };
+  vatCenter: { value: Vector3 };
+  vatHalfExtent: { value: Vector3 };
+  vatLayerHeight: { value: number };
+  vatNormalLayer: { value: number };
+  vatTime?: { value: number };
+  [name: string]: { value: unknown } | undefined;
+}
+
+/** A loaded bake: what loadVat and fromParts give. */
+export interface Vat {
+  description: VatDescription;
+  texture: DataTexture | import('three').DataArrayTexture;
+  path: VatTexturePath;
+  /** Position layers (texture.layers, 1 without). */
+  layers: number;
+  /** Whether the texture is a DataArrayTexture (layers, or normals in layers of their own). */
+  arrayTexture: boolean;
+  /** normals.mode: 'packed' (default), 'separate' or 'none' (the rest mesh's NORMAL is kept). */
+  normals: 'packed' | 'separate' | 'none';
+  /** The rest mesh, its primitives as groups, with bounds covering every frame. */
+  geometry: BufferGeometry;
+  /** The rest GLB's own materials, one per group (unpatched). */
+  materials: Material[];
+  clips: VatClip[];
+  uniforms: VatUniforms;
+  dispose(): void;
+}
+
+export interface LoadVatOptions {
+  /** three's KTX2Loader, as is (detectSupport is called if it has not been). */
+  loader: KTX2Loader;
+  renderer: WebGLRenderer;
+  /** Texture upload: 'auto' (default) takes norm16 where EXT_texture_norm16 exists. */
+  path?: 'auto' | VatTexturePath;
+  gltfLoader?: GLTFLoader;
+}
+
+export function loadVat(descriptionUrl: string | URL, options: LoadVatOptions): Promise<Vat>;
+export function fromParts(
+  description: VatDescription,
+  gltf: { scene: Object3D },
+  texture: DataTexture,
+  options: { renderer: WebGLRenderer | { extensions: { has(name: string): boolean } }; path?: 'auto' | VatTexturePath },
+): Vat;
+export function checkDescription(description: unknown, where?: string): VatDescription;
+export function prepareTexture(texture: DataTexture, renderer: WebGLRenderer, path?: 'auto' | VatTexturePath): VatTexturePath;
+export function restGeometry(scene: Object3D): { geometry: BufferGeometry; materials: Material[] };
+export function setBakedBounds(geometry: BufferGeometry, description: VatDescription): import('three').Box3;
+
+export interface PatchOptions {
+  norm16?: boolean;
+  /** Blend the two rows around the time (default true); false: the nearest row. */
+  interpolate?: boolean;
+  /** Replace the normal too (default true; false for depth materials). */
+  normals?: boolean;
+  /** Compile the clip-B blend in (default true; VatMesh turns it on at the first setCrossfade). */
+  crossfade?: boolean;
+  /** The texture is a DataArrayTexture (vatLayerHeight rows a layer). */
+  layers?: boolean;
+  /** Normals in their own layers from vatNormalLayer (normals.mode "separate"). */
+  separateNormals?: boolean;
+}
+export function patchMaterial<M extends Material>(material: M, uniforms: VatUniforms, options?: PatchOptions): M;
+export function patchVertexShader(vertexShader: string, options?: { normals?: boolean }): string;
+export const VAT_GLSL: string;
+
+export interface PlayOptions {
+  /** Seconds of the mesh's shared clock at which the clip's time is 0 (default: now). */
+  start?: number;
+  /** Playback speed (default 1). */
+  speed?: number;
+}
+
+export interface VatClipState {
+  clip: VatClip;
+  localTime: number;
+  /** Texture rows within the band (clip.row added) and the blend factor towards row1. */
+  row0: number;
+  row1: number;
+  f: number;
+}
+
+export interface VatMeshOptions {
+  material?: Material | Material[] | null;
+  interpolate?: boolean;
+  clip?: string | number | null;
+}
+
+export class VatMesh extends InstancedMesh<BufferGeometry, Material | Material[]> {
+  constructor(vat: Vat, count: number, options?: VatMeshOptions);
+  readonly vat: Vat;
+  readonly uniforms: VatUniforms & { vatTime: { value: number } };
+  customDepthMaterial: MeshDepthMaterial;
+  customDistanceMaterial: MeshDistanceMaterial;
+  /** The clock every unit shares, in seconds. */
+  readonly time: number;
+  interpolate: boolean;
+  update(seconds: number): void;
+  setClip(index: number, clip: string | number, options?: PlayOptions): this;
+  setCrossfade(index: number, clip: string | number, weight: number, options?: PlayOptions): this;
+  setWeight(index: number, weight: number): this;
+  state(index: number, time?: number): { a: VatClipState; b: VatClipState | null; weight: number };
+  getSocket(index: number, name: string, time?: number): VatSocketTransform;
+  getRootMotion(index: number, time?: number): VatRootMotion | null;
+  setMatrixAt(index: number, matrix: Matrix4): this;
+  dispose(): this;
+}
+
+export interface VatSocketTransform {
+  position: Vector3;
+  quaternion: Quaternion;
+  matrix: Matrix4;
+}
+export interface VatRootMotion {
+  translation: Vector3;
+  yaw: number;
+}
+export function sampleSocket(
+  socket: { name: string; rows: number[][] },
+  clipState: Pick<VatClipState, 'clip' | 'localTime'>,
+  interpolate?: boolean,
+): { position: Vector3; quaternion: Quaternion };
+export function socketOnUnit(mesh: VatMesh, index: number, name: string, time: number): VatSocketTransform;
+export function rootMotionAt(description: VatDescription, clip: VatClip, localTime: number, interpolate?: boolean): VatRootMotion | null;
+export function undoDelta(texels: Uint16Array, description: VatDescription): Uint16Array;
+export function clipTable(description: VatDescription): VatClip[];
+export function clipFrame(clip: Pick<VatClip, 'rows' | 'rate' | 'loop'>, localTime: number): number;
+export function clipRows(clip: Pick<VatClip, 'rows'>, frame: number, interpolate?: boolean): { r0: number; r1: number; f: number };
+export function findClip(clips: VatClip[], nameOrIndex: string | number): VatClip;

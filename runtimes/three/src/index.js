@@ -1,0 +1,20 @@
+// @vatbake/three: play vatbake bakes (vertex animation textures) in three.js.
+//
+//   import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+//   import { loadVat, VatMesh } from '@vatbake/three';
+//
+//   const loader = new KTX2Loader().detectSupport(renderer);
+//   const vat = await loadVat('bake/Fox.vat.json', { loader, renderer });
+//   const crowd = new VatMesh(vat, 1000);              // an InstancedMesh
+//   crowd.setMatrixAt(7, matrix);                       // place units as usual
+//   crowd.setClip(7, 'Run', { start: 0.25, speed: 1.2 });
+//   crowd.setCrossfade(7, 'Walk', 0.5);                 // half Run, half Walk
+//   crowd.castShadow = true;                            // shadows move with the units
+//   scene.add(crowd);
+//   renderer.setAnimationLoop((ms) => { crowd.update(ms / 1000); renderer.render(scene, camera); });
+export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, setBakedBounds } from './load.js';
+export { VatMesh, patchMaterial } from './mesh.js';
+export { VAT_GLSL, patchVertexShader } from './glsl.js';
+export { undoDelta } from './delta.js';
+export { clipTable, clipFrame, clipRows, findClip } from './clips.js';
+export { sampleSocket, socketOnUnit, rootMotionAt } from './attach.js';

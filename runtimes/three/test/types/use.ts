@@ -1,0 +1,19 @@
+// Compiled by test/package.test.mjs with TypeScript against index.d.ts and @types/three:
+// the documented use of the package type-checks under "strict".
+import * as THREE from 'three';
+import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { loadVat, VatMesh } from '@vatbake/three';
+async function main(renderer: THREE.WebGLRenderer) {
+  const loader = new KTX2Loader().detectSupport(renderer);
+  const vat = await loadVat('x.vat.json', { loader, renderer });
+  const m = new VatMesh(vat, 10, { interpolate: false });
+  m.setClip(0, 'Walk', { start: 1, speed: 2 }).setCrossfade(0, 'Run', 0.5);
+  const s = m.getSocket(0, 'hand');
+  const p: THREE.Vector3 = s.position;
+  const r = m.getRootMotion(0);
+  if (r) r.translation.add(p);
+  m.update(1);
+  const st = m.state(0);
+  console.log(st.a.row0, vat.clips[0].loopRow, m.time);
+}
+main;

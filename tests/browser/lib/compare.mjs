@@ -1,0 +1,129 @@
+// What the browser tests share: bake a fixture with the vatbake binary, decode the masks
+// the page returns, compare them (IoU) and write the comparison images.
+import { before, after } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { encodePng } from './png.mjs';
+import { launch } from './browser.mjs';
+import { serve } from './server.mjs';
+
+const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Serve the harness page, three, the runtime package, the example, the fixtures and a
+ * fresh bake folder on 127.0.0.1; open headless Chromium on the harness, page errors
+ * echoed. Resolves to { browser, server, bakeRoot } once the harness is ready.
+ */
+export async function openHarness(BIN, REPO) {
+  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
+  const bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
+  const server = await serve([
+    ['/harness/', path.join(HERE, 'page')],
+    ['/three/', path.join(HERE, 'node_modules', 'three')],
+    ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
+    ['/example/node_modules/@vatbake/three/', path.join(REPO, 'runtimes', 'three')], // the example's file: dependency
+    ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')],
+    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
+    ['/fixtures/', path.join(REPO, 'fixtures')],
+    ['/bake/', bakeRoot],
+  ]);
+  const browser = await launch();
+  const { page } = browser;
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  page.on('response', (r) => r.status() >= 400 && console.error(`[page HTTP ${r.status()}] ${r.url()}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') console.error(`[page ${m.type()}] ${m.text()}`);
+  });
+  await page.goto(`${server.url}/harness/harness.html`);
+  await page.waitForFunction(() => window.harnessReady === true);
+  return { browser, server, bakeRoot };
+}
+
+/** Bake `fixture` ({ name, model, args }) into bakeRoot/<name>; the URLs the page loads it from. */
+export function bakeFixture(BIN, bakeRoot, REPO, fixture) {
+  const out = path.join(bakeRoot, fixture.name);
+  const model = path.join(REPO, 'fixtures', fixture.model);
+  const args = ['bake', model, '-o', out, '--points', 'all', '-q', ...(fixture.args ?? [])];
+  const run = spawnSync(BIN, args, { encoding: 'utf8' });
+  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
+  const stem = path.basename(model).replace(/\.[^.]+$/, '');
+  return { description: `/bake/${fixture.name}/${stem}.vat.json`, source: `/fixtures/${fixture.model}` };
+}
+
+export const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
+
+export function iou(a, b) {
+  let inter = 0;
+  let union = 0;
+  let countA = 0;
+  let countB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] !== 0;
+    const y = b[i] !== 0;
+    if (x && y) inter++;
+    if (x || y) union++;
+    if (x) countA++;
+    if (y) countB++;
+  }
+  return { iou: union ? inter / union : 0, vatPixels: countA, threePixels: countB };
+}
+
+/** SIZE × SIZE masks side by side: VAT | three.js | overlay (white both, magenta VAT only, green three.js only). */
+export function writeComparison(SIZE, file, vat, three) {
+  const w = SIZE * 3 + 8;
+  const rgba = new Uint8Array(w * SIZE * 4).fill(0);
+  for (let i = 0; i < w * SIZE; i++) rgba[i * 4 + 3] = 255;
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      const m = y * SIZE + x;
+      const put = (px, r, g, b) => rgba.set([r, g, b, 255], (y * w + px) * 4);
+      if (vat[m]) put(x, 255, 255, 255);
+      if (three[m]) put(SIZE + 4 + x, 255, 255, 255);
+      const o = 2 * (SIZE + 4) + x;
+      if (vat[m] && three[m]) put(o, 255, 255, 255);
+      else if (vat[m]) put(o, 255, 0, 255);
+      else if (three[m]) put(o, 0, 255, 0);
+    }
+    for (const sep of [SIZE, SIZE + 1, SIZE + 2, SIZE + 3, 2 * SIZE + 4, 2 * SIZE + 5, 2 * SIZE + 6, 2 * SIZE + 7]) rgba.set([60, 60, 60, 255], (y * w + sep) * 4);
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, encodePng(w, SIZE, rgba));
+  return rgba;
+}
+
+
+/**
+ * One browser session for a test file (node:test hooks): the harness opened before the
+ * tests, `artifacts` emptied, and at the end the browser closed, the bakes removed
+ * (unless VATBAKE_BROWSER_KEEP) and `results` written to artifacts/results.json.
+ * Returns the session: { page(), bake(fixture) → { description, urls } (baked, read
+ * from disk and loaded in the page; `frameFrom` frames it from another bake's bounds) }.
+ */
+export function browserSession({ BIN, REPO, artifacts, size, results }) {
+  let state = null;
+  const page = () => state.browser.page;
+  before(async () => {
+    fs.rmSync(artifacts, { recursive: true, force: true });
+    fs.mkdirSync(artifacts, { recursive: true });
+    state = await openHarness(BIN, REPO);
+    await page().evaluate((s) => window.harness.init(s), size);
+  });
+  after(async () => {
+    await state?.browser.close();
+    await state?.server.close();
+    if (state?.bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(state.bakeRoot, { recursive: true, force: true });
+    fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+  });
+  return {
+    page,
+    async bake(fixture, frameFrom = null) {
+      const urls = bakeFixture(BIN, state.bakeRoot, REPO, fixture);
+      const description = JSON.parse(fs.readFileSync(path.join(state.bakeRoot, urls.description.replace(/^\/bake\//, '')), 'utf8'));
+      await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, frameFrom });
+      return { description, urls };
+    },
+  };
+}
