@@ -179,6 +179,16 @@ pub struct BakeArgs {
     /// for players that cannot undo it. [default: second; none with --texture-format png]
     #[arg(long, value_name = "none|row|second")]
     pub delta: Option<vatbake::delta::Delta>,
+    /// What the texture holds: vertices (every point on every row) or bones (every joint's matrix on every
+    /// row, 32-bit floats; the rest mesh keeps its joints and weights and the player skins it: far fewer
+    /// texels for a detailed character; morph-target animation cannot be a bone bake). [default: vertices;
+    /// bones with --format babylon]
+    #[arg(long, value_name = "vertices|bones")]
+    pub mode: Option<vatbake::BakeMode>,
+    /// Files to write besides the bake's own: vatbake (none), or babylon (also <name>.babylon.json, the data
+    /// Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON reads, with each clip's frame range).
+    #[arg(long, default_value = "vatbake", value_name = "vatbake|babylon")]
+    pub format: vatbake::OutputFormat,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -212,6 +222,8 @@ impl BakeArgs {
             durable: self.durable,
             column_order: Some(self.column_order),
             delta: self.delta,
+            mode: self.mode,
+            format: Some(self.format),
         };
         options.settings(self.input, self.out_dir)
     }

@@ -74,6 +74,60 @@ impl TextureFormat {
     }
 }
 
+/// What the texture holds (`--mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BakeMode {
+    /// Every point on every row: any motion, one column per point.
+    #[default]
+    Vertices,
+    /// Every joint's matrix on every row: skinned motion, four texels per joint; the
+    /// player skins the rest mesh (docs/FORMAT.md, "Bone bakes").
+    Bones,
+}
+
+impl std::str::FromStr for BakeMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "vertices" => Ok(BakeMode::Vertices),
+            "bones" => Ok(BakeMode::Bones),
+            _ => Err(format!("\"{s}\" is not a mode: give vertices or bones")),
+        }
+    }
+}
+
+impl BakeMode {
+    /// The mode's name, as `--mode` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BakeMode::Vertices => "vertices",
+            BakeMode::Bones => "bones",
+        }
+    }
+}
+
+/// The files a bake writes besides its own set (`--format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The description, texture and rest mesh alone.
+    #[default]
+    Vatbake,
+    /// Also `<name>.babylon.json`, the baked data Babylon.js's
+    /// `VertexAnimationBaker.loadBakedVertexDataFromJSON` reads (a bone bake).
+    Babylon,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "vatbake" => Ok(OutputFormat::Vatbake),
+            "babylon" => Ok(OutputFormat::Babylon),
+            _ => Err(format!("\"{s}\" is not an output format: give vatbake or babylon")),
+        }
+    }
+}
+
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
 pub struct BakeSettings {
@@ -121,6 +175,10 @@ pub struct BakeSettings {
     pub column_order: vat_model::ColumnOrder,
     /// The delta the texture's rows are stored under (`--delta`).
     pub delta: crate::delta::Delta,
+    /// What the texture holds (`--mode`).
+    pub mode: BakeMode,
+    /// The files written besides the bake's own (`--format`).
+    pub format: OutputFormat,
 }
 
 impl BakeSettings {
@@ -155,6 +213,7 @@ impl BakeSettings {
             merge_clips: self.merge_clips.as_str().to_string(),
             column_order: self.column_order.as_str().to_string(),
             delta: self.delta.as_str().to_string(),
+            mode: self.mode.as_str().to_string(),
         }
     }
 }
@@ -232,6 +291,21 @@ pub struct BakeOptions {
     /// The delta the texture's rows are stored under: none (default), row or second.
     #[serde(default, deserialize_with = "delta")]
     pub delta: Option<crate::delta::Delta>,
+    /// What the texture holds: vertices (default) or bones.
+    #[serde(default, deserialize_with = "parsed")]
+    pub mode: Option<BakeMode>,
+    /// Files written besides the bake's own: vatbake (default) or babylon.
+    #[serde(default, deserialize_with = "parsed")]
+    pub format: Option<OutputFormat>,
+}
+
+/// A value from its name, parsed as the flag parses it.
+fn parsed<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr<Err = String>,
+{
+    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A delta from its name (`"none"`, `"row"`, `"second"`).
@@ -321,6 +395,23 @@ impl BakeOptions {
                 "--delta {delta} with --texture-format png: the delta modes are for the KTX2 texture (a PNG has its own row filters); drop one"
             )));
         }
+        let format = self.format.unwrap_or_default();
+        let mode = match (self.mode, format) {
+            (Some(BakeMode::Vertices), OutputFormat::Babylon) => {
+                return Err(Error::usage(
+                    "--format babylon with --mode vertices: Babylon.js's baked animation plays joint matrices; \
+                     give --mode bones (or leave --mode out)",
+                ))
+            }
+            (None, OutputFormat::Babylon) => BakeMode::Bones,
+            (mode, _) => mode.unwrap_or_default(),
+        };
+        let delta = if mode == BakeMode::Bones {
+            bone_mode_checks(&self.points, self.delta, texture_format)?;
+            crate::delta::Delta::None
+        } else {
+            delta
+        };
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
@@ -354,6 +445,35 @@ impl BakeOptions {
             durable: self.durable,
             column_order: self.column_order.unwrap_or_default(),
             delta,
+            mode,
+            format,
         })
     }
+}
+
+/// What a bone bake cannot take: a point budget (the texture has no column per
+/// point, so decimating saves nothing there), a delta (the matrices are floats), a PNG.
+fn bone_mode_checks(
+    points: &Option<PointBudget>,
+    delta: Option<crate::delta::Delta>,
+    texture_format: TextureFormat,
+) -> Result<(), Error> {
+    if let Some(PointBudget::Count(n)) = points {
+        return Err(Error::usage(format!(
+            "--points {n} with --mode bones: a bone bake keeps every point (its texture has a column per joint, \
+             not per point); drop --points"
+        )));
+    }
+    if let Some(delta) = delta.filter(|&d| d != crate::delta::Delta::None) {
+        return Err(Error::usage(format!(
+            "--delta {delta} with --mode bones: a bone bake stores float matrices, which have no row deltas; drop --delta"
+        )));
+    }
+    if texture_format == TextureFormat::Png {
+        return Err(Error::usage(
+            "--texture-format png with --mode bones: a bone bake's matrices are 32-bit floats, which a 16-bit PNG \
+             cannot hold; drop --texture-format",
+        ));
+    }
+    Ok(())
 }

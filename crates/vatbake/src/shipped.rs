@@ -163,6 +163,13 @@ impl ShippedFiles {
     /// A texture stored under a delta (`texture.delta`) comes back undone: the
     /// texels a shader reads.
     pub fn decode_texture_bytes(&self, bytes: &[u8]) -> Result<vat_ktx2::Rgba16Image, String> {
+        if self.description.bones.is_some() {
+            return Err(format!(
+                "{}: a bone bake (--mode bones): its texture holds joint matrices, not points, which this \
+                 command does not read; bake with --mode vertices to verify or preview it",
+                self.path.display()
+            ));
+        }
         let mut image = match self.description.texture.container.as_str() {
             "png" => vat_ktx2::decode_png16(bytes),
             _ => vat_ktx2::decode_ktx2(bytes),
