@@ -124,6 +124,10 @@ async function loadBabylon({ restUrl, babylonUrl, sourceUrl, description }) {
   camera.setTarget(new BABYLON.Vector3(f.c.x, f.c.y, -f.c.z));
   babylon.camera = camera;
 
+  // Silhouettes need no images (and a fixture may lack its external ones): skip materials.
+  const skip = BABYLON.SceneLoader.OnPluginActivatedObservable.add((loader) => {
+    if (loader.name === 'gltf') loader.skipMaterials = true;
+  });
   const split = (url) => [url.slice(0, url.lastIndexOf('/') + 1), url.slice(url.lastIndexOf('/') + 1)];
   const rest = await BABYLON.SceneLoader.ImportMeshAsync('', ...split(restUrl), scene);
   const vatMeshes = rest.meshes.filter((m) => m.getTotalVertices() > 0);
@@ -149,6 +153,7 @@ async function loadBabylon({ restUrl, babylonUrl, sourceUrl, description }) {
       m.alwaysSelectAsActiveMesh = true;
     }
   }
+  BABYLON.SceneLoader.OnPluginActivatedObservable.remove(skip);
   for (const g of source.animationGroups) g.stop();
   babylon.source = { root: source.meshes[0], groups: source.animationGroups };
   await scene.whenReadyAsync();
