@@ -79,7 +79,8 @@ pub fn encode_ktx2_rgba32f(image: &Rgba32fImage, options: &Ktx2Options) -> Resul
         )));
     }
     let raw: Vec<u8> = image.texels.iter().flat_map(|value| value.to_le_bytes()).collect();
-    let mut encoder = zstd::stream::Encoder::new(Cursor::new(Vec::new()), options.zstd_level).map_err(Ktx2Error::Zstd)?;
+    let mut encoder =
+        zstd::stream::Encoder::new(Cursor::new(Vec::new()), options.zstd_level).map_err(Ktx2Error::Zstd)?;
     encoder.include_checksum(true).map_err(Ktx2Error::Zstd)?;
     encoder.set_pledged_src_size(Some(raw_len)).map_err(Ktx2Error::Zstd)?;
     std::io::Write::write_all(&mut encoder, &raw).map_err(Ktx2Error::Zstd)?;
@@ -134,7 +135,10 @@ pub fn decode_ktx2_rgba32f(bytes: &[u8]) -> Result<Rgba32fImage, Ktx2Error> {
         other => return Err(Ktx2Error::UnsupportedSupercompression(other)),
     };
     if raw.len() as u64 != raw_len {
-        return Err(Ktx2Error::Malformed(format!("level 0 holds {} bytes, a {width}x{height} RGBA32F image {raw_len}", raw.len())));
+        return Err(Ktx2Error::Malformed(format!(
+            "level 0 holds {} bytes, a {width}x{height} RGBA32F image {raw_len}",
+            raw.len()
+        )));
     }
     let texels = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     Ok(Rgba32fImage { width, height, texels })

@@ -84,8 +84,7 @@ mod tests {
         let text = json(&[vec![m], vec![Mat4::IDENTITY]], &[clip], "a.rest.glb");
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!((value["width"].as_u64(), value["height"].as_u64()), (Some(8), Some(2)));
-        let bytes =
-            base64::engine::general_purpose::STANDARD.decode(value["vertexData"].as_str().unwrap()).unwrap();
+        let bytes = base64::engine::general_purpose::STANDARD.decode(value["vertexData"].as_str().unwrap()).unwrap();
         let floats: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
         assert_eq!(floats.len(), 2 * 2 * 16);
         // Translation sits at 12, 13, 14 (Babylon's m[12..15]); the second matrix is the identity.

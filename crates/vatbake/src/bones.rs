@@ -116,9 +116,7 @@ impl Palette {
         self.entries
             .iter()
             .map(|entry| match *entry {
-                Entry::Joint { skin, joint } => {
-                    pose.joint_matrices(skin).get(joint).copied().unwrap_or(Mat4::IDENTITY)
-                }
+                Entry::Joint { skin, joint } => pose.joint_matrices(skin).get(joint).copied().unwrap_or(Mat4::IDENTITY),
                 Entry::Node { part } => pose.part_matrix(part),
             })
             .collect()
@@ -164,7 +162,8 @@ fn refuse_morph_animation(model: &Model, clips: &[&Clip], settings: &BakeSetting
         });
         if let Some(channel) = morphing {
             let node = model.nodes.get(channel.node).and_then(|n| n.name.clone());
-            let node = node.map_or(format!("node {}", channel.node), |name| format!("node {} \"{name}\"", channel.node));
+            let node =
+                node.map_or(format!("node {}", channel.node), |name| format!("node {} \"{name}\"", channel.node));
             return Err(Error::usage(format!(
                 "{}: clip \"{}\" animates the morph targets of {node}, which a bone bake cannot carry \
                  (its texture holds joint matrices, and morph targets move points one by one); \
@@ -306,7 +305,11 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         let evaluated = ms(at);
         let at = Instant::now();
         let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels: texels(&rows) };
-        let options = vat_ktx2::Ktx2Options { zstd_level: settings.zstd_level, writer: GENERATOR.to_string(), ..Default::default() };
+        let options = vat_ktx2::Ktx2Options {
+            zstd_level: settings.zstd_level,
+            writer: GENERATOR.to_string(),
+            ..Default::default()
+        };
         let ktx2 = vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?;
         let compressed = ms(at);
         let at = Instant::now();
@@ -500,7 +503,8 @@ mod tests {
             lo + code / 65535.0 * (hi - lo)
         };
         let (lo, hi) = (bounds.min(), bounds.max());
-        let t = Vec3::new(q16(translation.x, lo.x, hi.x), q16(translation.y, lo.y, hi.y), q16(translation.z, lo.z, hi.z));
+        let t =
+            Vec3::new(q16(translation.x, lo.x, hi.x), q16(translation.y, lo.y, hi.y), q16(translation.z, lo.z, hi.z));
         let r = Quat::from_array(rotation.to_array().map(|c| q16(c, -1.0, 1.0))).normalize();
         let s = scale.to_array().map(|c| q16(c, 0.0, max_scale));
         Mat4::from_scale_rotation_translation(Vec3::from(s), r, t)
@@ -516,7 +520,8 @@ mod tests {
         let (bind, _) = bind_pose(&model);
         let rows: Vec<Vec<Mat4>> = poses.iter().map(|p| palette.row(p)).collect();
         let translations = Bounds::from_points(rows.iter().flatten().map(|m| m.w_axis.truncate()));
-        let max_scale = rows.iter().flatten().map(|m| m.to_scale_rotation_translation().0.max_element()).fold(0.0, f32::max);
+        let max_scale =
+            rows.iter().flatten().map(|m| m.to_scale_rotation_translation().0.max_element()).fold(0.0, f32::max);
         let bounds = crate::texels::bounds(&rig, &poses).unwrap();
         let mut worst = 0.0f32;
         for (pose, row) in poses.iter().zip(&rows) {

@@ -426,7 +426,12 @@ impl BakeOptions {
             fps,
             max_frames: self.max_frames,
             max_width,
-            points: self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS)),
+            // A bone bake keeps every point (bone_mode_checks refuses a count).
+            points: if mode == BakeMode::Bones {
+                PointBudget::All
+            } else {
+                self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS))
+            },
             points_given: self.points.is_some(),
             clips: self.clips,
             zstd_level,
