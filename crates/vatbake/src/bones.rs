@@ -512,7 +512,11 @@ mod tests {
 
     /// Largest distance (over every row and point) from the evaluation to the bind pose
     /// skinned with the palette's matrices passed through `store`, over the bounds diagonal.
-    fn error_fraction(path: &str, store: &dyn Fn(&[Mat4], &Bounds, f32) -> Vec<Mat4>) -> f32 {
+    /// A row's matrices as some encoding stores them: given the row, the bounds of every
+    /// translation and the largest scale.
+    type Store = dyn Fn(&[Mat4], &Bounds, f32) -> Vec<Mat4>;
+
+    fn error_fraction(path: &str, store: &Store) -> f32 {
         let (model, times) = fixture(path);
         let rig = vat_skin::Rig::new(&model);
         let poses: Vec<RowPose> = times.iter().map(|&(c, t)| rig.pose(c.map(|c| &model.clips[c]), t)).collect();
