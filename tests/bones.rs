@@ -64,3 +64,24 @@ fn what_a_bone_bake_cannot_take_is_refused_with_exit_2_and_nothing_written() {
     assert!(stderr(&vatbake(cases[0].0)).contains("bake this model with --mode vertices"));
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing written");
 }
+
+#[test]
+fn verify_and_preview_refuse_a_bone_bake_with_exit_2() {
+    let (dir, _) = bake(&fixture("Fox/Fox.glb"), &["--mode", "bones"]);
+    let description = dir.path().join("Fox.vat.json");
+    let source = fixture("Fox/Fox.glb");
+    let sheet = dir.path().join("sheet.png");
+    for args in [
+        vec!["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap()],
+        vec!["preview", description.to_str().unwrap(), "-o", sheet.to_str().unwrap()],
+    ] {
+        let output = vatbake(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("a bone bake (--mode bones): its texture holds joint matrices"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    assert!(!sheet.exists());
+}
