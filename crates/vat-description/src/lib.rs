@@ -63,6 +63,10 @@ pub struct Description {
     /// How the source was decimated to the baked points, and what it cost; null
     /// when every source point was baked.
     pub decimation: Option<Decimation>,
+    /// Present on a bone bake (`--mode bones`) only: the texture holds joint
+    /// matrices, not points, and the rest mesh is skinned by them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bones: Option<Bones>,
     /// Clips in the order their rows are stacked.
     pub clips: Vec<ClipEntry>,
     /// Per-row transforms of the joints named with `--sockets`, for attaching things
@@ -86,6 +90,67 @@ pub struct Socket {
     /// "zero"). The joint's scale is not recorded.
     pub rows: Vec<[f32; 7]>,
 }
+
+/// A bone bake (`--mode bones`): per row, one matrix per joint; a player skins the
+/// rest mesh (bind-space POSITION and NORMAL, JOINTS_0/WEIGHTS_0, and
+/// JOINTS_1/WEIGHTS_1 when `influences` is 8) with them, as glTF skins.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Bones {
+    /// Matrices per row (the texture is 4 × joints texels wide): every skin's
+    /// joints in skin order, then one per node whose mesh moves unskinned.
+    pub joints: u32,
+    /// "float32": the texture is `R32G32B32A32_SFLOAT`, the matrices as they were computed.
+    pub encoding: String,
+    /// The decode in words ([`BONES_DECODE`]).
+    pub decode: String,
+    /// Where each matrix comes from, in texture order.
+    pub sources: Vec<JointSource>,
+    /// Influences per vertex in the rest mesh: 4 (JOINTS_0/WEIGHTS_0) or 8
+    /// (JOINTS_1/WEIGHTS_1 as well), as many as the source uses.
+    pub influences: u32,
+    /// With 8 influences: what a player that reads only the strongest 4
+    /// (renormalized) loses against all of them, over the measured rows; null with 4.
+    pub four_influence_error: Option<InfluenceError>,
+    /// Largest distance, over every row and point, between the rest mesh skinned by
+    /// the texture's matrices and the bake's own evaluation, in model units.
+    pub max_error: f32,
+    /// The Babylon.js file (`--format babylon`), `<name>.babylon.json`, or null.
+    pub babylon_file: Option<String>,
+}
+
+/// The source of one matrix of a bone bake.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JointSource {
+    /// The glTF node whose transform it is.
+    pub node: u32,
+    /// The node's name, or null.
+    pub name: Option<String>,
+    /// `[skin, joint]` for a skin joint (`world(joint) · inverseBindMatrix`); null
+    /// for a node's world matrix (a mesh without skin, or skinned vertices with no weight).
+    pub skin_joint: Option<[u32; 2]>,
+}
+
+/// Position error of skinning with fewer influences.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InfluenceError {
+    /// Largest distance, in model units.
+    pub max: f32,
+    /// Mean distance over the points with more than 4 influences, in model units.
+    pub mean: f32,
+    /// `max` over the bounds diagonal.
+    pub max_fraction: f32,
+    /// Rows measured.
+    pub rows_measured: u32,
+}
+
+/// The words of [`Bones::decode`].
+pub const BONES_DECODE: &str = "row r of the texture is frame r; texels 4*j .. 4*j+3 of the row are the \
+    columns of joint j's 4x4 matrix (x axis, y axis, z axis, translation; w is 0, 0, 0, 1); \
+    position = sum over the vertex's influences of weight * matrix[JOINTS] * (POSITION, 1); \
+    normal = the same blend's inverse transpose times NORMAL, normalized";
 
 /// The model the texture was baked from.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -177,6 +242,10 @@ pub struct Settings {
     /// `--normals`: "packed" (the default, not written), "separate" or "none".
     #[serde(default = "normals_absent", skip_serializing_if = "is_packed")]
     pub normals: String,
+    /// What the texture holds (`--mode`): "vertices" (not written: every point on
+    /// every row) or "bones" (joint matrices; `bones` in the description).
+    #[serde(default = "mode_absent", skip_serializing_if = "is_vertex_mode")]
+    pub mode: String,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -197,6 +266,14 @@ fn normals_absent() -> String {
 
 fn is_packed(mode: &String) -> bool {
     mode == "packed"
+}
+
+fn mode_absent() -> String {
+    "vertices".into()
+}
+
+fn is_vertex_mode(mode: &String) -> bool {
+    mode == "vertices"
 }
 
 fn column_order_absent() -> String {

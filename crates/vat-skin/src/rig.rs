@@ -48,6 +48,17 @@ impl RowPose {
             *normals = normal_matrix(matrix);
         }
     }
+
+    /// `world(joint) · inverse_bind` of every joint of skin `skin`, in the skin's
+    /// joint order (glTF 2.0 §3.7.3.3: the skinned mesh node's transform is not in it).
+    pub fn joint_matrices(&self, skin: usize) -> &[Mat4] {
+        self.joint_matrices.get(skin).map_or(&[], Vec::as_slice)
+    }
+
+    /// The world matrix of part `part`'s node: what its unskinned points take.
+    pub fn part_matrix(&self, part: usize) -> Mat4 {
+        self.part_transforms.get(part).map_or(Mat4::IDENTITY, |(matrix, _)| *matrix)
+    }
 }
 
 impl<'m> Rig<'m> {
@@ -94,6 +105,14 @@ impl<'m> Rig<'m> {
     /// The model the rig was prepared from.
     pub fn model(&self) -> &'m Model {
         self.model
+    }
+
+    /// Point `i`'s live influences (weight ≠ 0, joint inside its part's skin), in
+    /// source order: joint indices into the skin and their weights, as the rig
+    /// blends them. Empty for a point that follows its part's node.
+    pub fn influences(&self, i: usize) -> (&[u16], &[f32]) {
+        let count = usize::from(self.counts[i]);
+        (&self.joints[i][..count], &self.weights[i][..count])
     }
 
     /// The transforms of `clip` (`None` = rest pose) at `time` seconds.

@@ -121,7 +121,7 @@ pub struct BakeReport {
     pub description: Description,
 }
 
-fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
+pub(crate) fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
     let Some(names) = wanted else { return Ok(model.clips.iter().collect()) };
     let mut picked = Vec::new();
     for name in names {
@@ -193,6 +193,9 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 /// The bake: one call per stage, in order. Each stage is entered through the
 /// clock (the watch is told, or stops the bake) and timed into the report.
 fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
+    if settings.mode == crate::settings::BakeMode::Bones {
+        return crate::bones::run(settings, watch);
+    }
     let started = Instant::now();
     let mut clock = Clock { watch, timings: Timings::default() };
     let mut found = Found::default();
@@ -346,14 +349,14 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
 }
 
 /// Each stage entered through the watch and timed.
-struct Clock<'w> {
-    watch: &'w dyn Watch,
-    timings: Timings,
+pub(crate) struct Clock<'w> {
+    pub(crate) watch: &'w dyn Watch,
+    pub(crate) timings: Timings,
 }
 
 impl Clock<'_> {
     /// Runs `work` as the stage `name`, its time in the field of that name.
-    fn stage<T>(&mut self, name: &'static str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    pub(crate) fn stage<T>(&mut self, name: &'static str, work: impl FnOnce() -> Result<T>) -> Result<T> {
         enter(self.watch, name)?;
         let at = Instant::now();
         let out = work();
@@ -376,22 +379,22 @@ impl Clock<'_> {
 
 /// What the stages found: to act on, and for the record.
 #[derive(Default)]
-struct Found {
-    warnings: Vec<Finding>,
-    notes: Vec<Finding>,
+pub(crate) struct Found {
+    pub(crate) warnings: Vec<Finding>,
+    pub(crate) notes: Vec<Finding>,
 }
 
 /// The loaded source: the model (takes merged), what the loader knows of its
 /// influences, and the file's hash and size (its bytes are not kept).
-struct Source {
-    model: Model,
+pub(crate) struct Source {
+    pub(crate) model: Model,
     first_influence_set: Option<Vec<([u16; 4], [f32; 4])>>,
-    sha256: String,
-    bytes: u64,
+    pub(crate) sha256: String,
+    pub(crate) bytes: u64,
 }
 
 /// Load: read, parse and validate the model; merge takes split per node.
-fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source> {
+pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source> {
     let file = settings.input.as_path();
     let source_bytes = vat_gltf::read_file(file)?;
     let options = vat_gltf::Options { scene: settings.scene, max_influences: settings.max_influences };
@@ -440,20 +443,20 @@ fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Re
 }
 
 /// The evaluated model: its rig, rest pose, every row's pose and the clip entries.
-struct Posed<'m> {
+pub(crate) struct Posed<'m> {
     /// Per row: the transform that took the root motion out (identity where kept).
     corrections: Vec<glam::Mat4>,
-    rig: Rig<'m>,
+    pub(crate) rig: Rig<'m>,
     /// Which point each texture column holds.
     columns: Columns,
     rest: (Vec<Vec3>, Vec<Vec3>),
-    size_ratio: f32,
-    poses: Vec<RowPose>,
-    entries: Vec<ClipEntry>,
+    pub(crate) size_ratio: f32,
+    pub(crate) poses: Vec<RowPose>,
+    pub(crate) entries: Vec<ClipEntry>,
 }
 
 /// Evaluate: the rest pose (and the size guard on it), and the pose of every row of every clip.
-fn evaluate<'m>(
+pub(crate) fn evaluate<'m>(
     model: &'m Model,
     clips: &[&Clip],
     slots: Vec<Option<String>>,
@@ -513,7 +516,7 @@ fn add_loop_rows(posed: &mut Posed, sockets: &mut [description::Socket], setting
 }
 
 /// Bounds over every row of every clip; a clip loops when its last row is back where its first was.
-fn bounds_and_loops(
+pub(crate) fn bounds_and_loops(
     rig: &Rig,
     poses: &[RowPose],
     entries: &mut [ClipEntry],
@@ -889,6 +892,7 @@ fn encode(
             sha256: Some(description::sha256_hex(&glb)),
         },
         decimation,
+        bones: None,
         clips: entries,
         sockets,
     };

@@ -191,7 +191,9 @@ pub struct BakeArgs {
     pub bits: Option<u32>,
     /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
     /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body) or playcanvas (the engine's .vat).
-    #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas")]
+    /// babylon: <name>.babylon.json, the data Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON
+    /// reads, with each clip's frame range (a bone bake: implies --mode bones).
+    #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas|babylon")]
     pub format: OutputFormat,
     /// The engine the bake is for: three (glTF's +Y up, right-handed, metres). babylon, playcanvas, godot,
     /// unity and unreal are named but refused: their conversions are not written yet.
@@ -225,6 +227,12 @@ pub struct BakeArgs {
     /// array layers) or none (the alpha holds 0; the player uses rest or flat normals).
     #[arg(long, value_name = "packed|separate|none")]
     pub normals: Option<vatbake::playback::NormalsMode>,
+    /// What the texture holds: vertices (every point on every row) or bones (every joint's matrix on every
+    /// row, 32-bit floats; the rest mesh keeps its joints and weights and the player skins it: far fewer
+    /// texels for a detailed character; morph-target animation cannot be a bone bake). [default: vertices;
+    /// bones with --format babylon]
+    #[arg(long, value_name = "vertices|bones")]
+    pub mode: Option<vatbake::BakeMode>,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -269,6 +277,7 @@ impl BakeArgs {
             device: self.device,
             normals: self.normals,
             gpu_budget: self.gpu_budget,
+            mode: self.mode,
         };
         options.settings(self.input, self.out_dir)
     }

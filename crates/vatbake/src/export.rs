@@ -30,7 +30,8 @@ pub(crate) struct Finished<'a> {
 /// The files of `settings.format` (none for the bake's own format), as (name, bytes).
 pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<(String, Vec<u8>)>> {
     let writer = match settings.format {
-        OutputFormat::Vatbake => return Ok(Vec::new()),
+        // A bone bake writes Babylon's JSON itself (bones.rs).
+        OutputFormat::Vatbake | OutputFormat::Babylon => return Ok(Vec::new()),
         OutputFormat::Openvat => vat_export::openvat,
         OutputFormat::Vat3 => vat_export::vat3,
         OutputFormat::Playcanvas => vat_export::playcanvas,

@@ -249,7 +249,9 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         .ok()
         .and_then(|()| std::fs::metadata(folder.join(&d.texture.file)).ok())
         .map(|m| m.len());
-    let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * 8;
+    // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
+    let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
+    let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * texel_bytes;
     let gpu_bytes = crate::playback::gpu_bytes(&d);
     Ok(DescriptionSummary {
         file: path.to_path_buf(),

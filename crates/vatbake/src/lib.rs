@@ -26,7 +26,10 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+mod babylon;
 pub mod bake;
+mod bones;
+mod bones_mesh;
 pub mod delta;
 pub mod error;
 mod export;
@@ -49,4 +52,4 @@ pub use vat_description as description;
 pub use audit::{AuditReport, AuditSettings};
 pub use bake::{bake, bake_watched, BakeReport, Unwatched, Watch, GENERATOR};
 pub use error::{Error, ErrorKind};
-pub use settings::{BakeOptions, BakeSettings};
+pub use settings::{BakeMode, BakeOptions, BakeSettings, OutputFormat};

@@ -74,6 +74,38 @@ impl TextureFormat {
     }
 }
 
+/// What the texture holds (`--mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BakeMode {
+    /// Every point on every row: any motion, one column per point.
+    #[default]
+    Vertices,
+    /// Every joint's matrix on every row: skinned motion, four texels per joint; the
+    /// player skins the rest mesh (docs/FORMAT.md, "Bone bakes").
+    Bones,
+}
+
+impl std::str::FromStr for BakeMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "vertices" => Ok(BakeMode::Vertices),
+            "bones" => Ok(BakeMode::Bones),
+            _ => Err(format!("\"{s}\" is not a mode: give vertices or bones")),
+        }
+    }
+}
+
+impl BakeMode {
+    /// The mode's name, as `--mode` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BakeMode::Vertices => "vertices",
+            BakeMode::Bones => "bones",
+        }
+    }
+}
+
 /// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OutputFormat {
@@ -86,12 +118,20 @@ pub enum OutputFormat {
     Vat3,
     /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
     Playcanvas,
+    /// Also `<name>.babylon.json`, the baked data Babylon.js's
+    /// `VertexAnimationBaker.loadBakedVertexDataFromJSON` reads (a bone bake).
+    Babylon,
 }
 
 impl OutputFormat {
     /// Every format, in the order `--help` and the errors list them.
-    pub const ALL: [OutputFormat; 4] =
-        [OutputFormat::Vatbake, OutputFormat::Openvat, OutputFormat::Vat3, OutputFormat::Playcanvas];
+    pub const ALL: [OutputFormat; 5] = [
+        OutputFormat::Vatbake,
+        OutputFormat::Openvat,
+        OutputFormat::Vat3,
+        OutputFormat::Playcanvas,
+        OutputFormat::Babylon,
+    ];
 
     /// The name `--format` takes and the description records.
     pub fn as_str(self) -> &'static str {
@@ -100,6 +140,7 @@ impl OutputFormat {
             OutputFormat::Openvat => "openvat",
             OutputFormat::Vat3 => "vat3",
             OutputFormat::Playcanvas => "playcanvas",
+            OutputFormat::Babylon => "babylon",
         }
     }
 }
@@ -225,6 +266,8 @@ pub struct BakeSettings {
     pub precision: Precision,
     /// Another tool's files written beside the bake (`--format`).
     pub format: OutputFormat,
+    /// What the texture holds (`--mode`).
+    pub mode: BakeMode,
     /// The engine the bake is for (`--target`).
     pub target: Target,
     /// Append a copy of each looping clip's first row after its last (`--loop-rows`).
@@ -308,6 +351,7 @@ impl BakeSettings {
                 _ => None,
             },
             format: (self.format != OutputFormat::Vatbake).then(|| self.format.as_str().to_string()),
+            mode: self.mode.as_str().to_string(),
             loop_rows: self.loop_rows,
             sockets: self.sockets.clone(),
             root_motion: self.root_motion.default.as_str().to_string(),
@@ -403,6 +447,9 @@ pub struct BakeOptions {
     /// Another tool's files to write beside the bake: vatbake (none, the default), openvat, vat3, playcanvas.
     #[serde(default, deserialize_with = "output_format")]
     pub format: Option<OutputFormat>,
+    /// What the texture holds: vertices (default) or bones.
+    #[serde(default, deserialize_with = "parsed")]
+    pub mode: Option<BakeMode>,
     /// The engine the bake is for: three (the default; the others are listed but not written yet).
     #[serde(default, deserialize_with = "target")]
     pub target: Option<Target>,
@@ -592,6 +639,20 @@ impl BakeOptions {
             (None, Some(b)) => Precision::Bits(b),
         };
         let format = self.format.unwrap_or_default();
+        let mode = match (self.mode, format) {
+            (Some(BakeMode::Vertices), OutputFormat::Babylon) => {
+                return Err(Error::usage(
+                    "--format babylon with --mode vertices: Babylon.js's baked animation plays joint matrices; \
+                     give --mode bones (or leave --mode out)",
+                ))
+            }
+            (None, OutputFormat::Babylon) => BakeMode::Bones,
+            (mode, _) => mode.unwrap_or_default(),
+        };
+        if mode == BakeMode::Bones {
+            bone_mode_checks(&self, format, precision, texture_format)?;
+        }
+        let delta = if mode == BakeMode::Bones { crate::delta::Delta::None } else { delta };
         if format == OutputFormat::Openvat && same_folder(&input, &out_dir) {
             return Err(Error::usage(format!(
                 "--format openvat into {}, the folder of the model: its <name>.png and <name>-mesh.glb could overwrite \
@@ -624,7 +685,12 @@ impl BakeOptions {
             fps,
             max_frames: self.max_frames,
             max_width,
-            points: self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS)),
+            // A bone bake keeps every point (bone_mode_checks refuses a count).
+            points: if mode == BakeMode::Bones {
+                PointBudget::All
+            } else {
+                self.points.unwrap_or(PointBudget::Count(DEFAULT_POINTS))
+            },
             points_given: self.points.is_some(),
             clips: self.clips,
             zstd_level,
@@ -645,6 +711,7 @@ impl BakeOptions {
             delta,
             precision,
             format,
+            mode,
             target,
             loop_rows: self.loop_rows,
             sockets: self.sockets.unwrap_or_default(),
@@ -654,4 +721,58 @@ impl BakeOptions {
             gpu_budget: self.gpu_budget.or(self.device.map(crate::playback::Device::gpu_budget)),
         })
     }
+}
+
+/// What a bone bake cannot take: a point budget (the texture has no column per
+/// point, so decimating saves nothing there), a delta (the matrices are floats), a
+/// PNG, a position grid, another tool's vertex format, and the vertex playback
+/// features (loop rows, sockets, root motion, normals modes, layers).
+fn bone_mode_checks(
+    options: &BakeOptions,
+    format: OutputFormat,
+    precision: Precision,
+    texture_format: TextureFormat,
+) -> Result<(), Error> {
+    let refuse = |what: String, why: &str| Err(Error::usage(format!("{what} with --mode bones: {why}")));
+    if let Some(PointBudget::Count(n)) = options.points {
+        return refuse(
+            format!("--points {n}"),
+            "a bone bake keeps every point (its texture has a column per joint, not per point); drop --points",
+        );
+    }
+    if let Some(delta) = options.delta.filter(|&d| d != crate::delta::Delta::None) {
+        return refuse(
+            format!("--delta {delta}"),
+            "a bone bake stores float matrices, which have no row deltas; drop --delta",
+        );
+    }
+    if texture_format == TextureFormat::Png {
+        return refuse(
+            "--texture-format png".into(),
+            "a bone bake's matrices are 32-bit floats, which a 16-bit PNG cannot hold; drop --texture-format",
+        );
+    }
+    if precision != Precision::Full {
+        return refuse(
+            "--tolerance/--bits".into(),
+            "the grid is for vertex positions; a bone bake's matrices are exact floats",
+        );
+    }
+    if matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
+        return refuse(format!("--format {format}"), "that format holds vertex positions; give --mode vertices");
+    }
+    let playback = [
+        (options.loop_rows, "--loop-rows"),
+        (options.sockets.as_ref().is_some_and(|s| !s.is_empty()), "--sockets"),
+        (options.root_motion.is_some(), "--root-motion"),
+        (options.normals.is_some(), "--normals"),
+        (options.max_size.is_some() || options.device.is_some(), "--max-size/--device"),
+    ];
+    if let Some((_, flag)) = playback.iter().find(|(given, _)| *given) {
+        return refuse(
+            (*flag).into(),
+            "that is a vertex bake's feature, not written for bone bakes yet; give --mode vertices",
+        );
+    }
+    Ok(())
 }

@@ -163,6 +163,9 @@ impl ShippedFiles {
     /// texels (`--normals separate`: octahedral 16 + 16 in R and G, delta undone),
     /// `None` without them.
     pub fn decode_texture_parts(&self, bytes: &[u8]) -> Result<(vat_ktx2::Rgba16Image, Option<Vec<u16>>), String> {
+        if self.description.bones.is_some() {
+            return Err(bone_bake_message(&self.path));
+        }
         let mut image = match self.description.texture.container.as_str() {
             "png" => vat_ktx2::decode_png16(bytes),
             _ => vat_ktx2::decode_ktx2(bytes),
@@ -287,6 +290,7 @@ impl Shipped {
     /// decoded, or disagrees with the description, an input error.
     pub fn open(path: &Path) -> Result<Self, Error> {
         let files = ShippedFiles::read(path)?;
+        refuse_bone_bake(&files)?;
         Self::from_files(files).map_err(Error::input)
     }
 
@@ -610,4 +614,22 @@ pub fn columns_of(mesh: &RestMesh, points: usize) -> Result<Columns, String> {
         }
     }
     Columns::from_points(by_column).ok_or_else(|| "the vertices do not read one column each".to_string())
+}
+
+/// What `verify` and `preview` say of a bone bake (`--mode bones`), whose texture they do not read.
+pub fn bone_bake_message(description: &Path) -> String {
+    format!(
+        "{}: a bone bake (--mode bones): its texture holds joint matrices, not points, which this command \
+         does not read (tests/js/bones.test.mjs checks bone bakes against three.js); bake with --mode vertices \
+         to verify or preview it",
+        description.display()
+    )
+}
+
+/// Refuses a bone bake (exit 2) where only vertex bakes are read.
+pub fn refuse_bone_bake(files: &ShippedFiles) -> Result<(), Error> {
+    match files.description.bones {
+        Some(_) => Err(Error::usage(bone_bake_message(&files.path))),
+        None => Ok(()),
+    }
 }

@@ -121,6 +121,7 @@ const NORMAL_SLACK_DEGREES: f32 = 0.02;
 pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let started = Instant::now();
     let files = ShippedFiles::read(&settings.description)?;
+    crate::shipped::refuse_bone_bake(&files)?;
     let source = match &settings.source {
         Some(path) => path.clone(),
         None => find_source(&files.path, &files.description.source)?,

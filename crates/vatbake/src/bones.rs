@@ -1,0 +1,591 @@
+//! The bone bake (`--mode bones`): per row, one matrix per joint instead of one
+//! texel per point. The rows' matrices are the ones the vertex bake skins with
+//! ([`vat_skin::RowPose::joint_matrices`], `world(joint) · inverseBind`, and the
+//! node world matrix of a mesh that moves unskinned), so a player that skins the
+//! rest mesh with them draws what a vertex bake of the same model stores.
+//!
+//! What a bone bake cannot carry is refused: morph-target animation (a face
+//! that speaks is per-point motion; `--mode vertices` bakes it).
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use glam::{Mat4, Vec3};
+use rayon::prelude::*;
+use vat_bounds::Bounds;
+use vat_model::{Clip, ClipRows, Model, Property, MAX_INFLUENCES};
+use vat_skin::RowPose;
+
+use crate::bake::{self, BakeReport, Clock, Found, Source, Timings, Watch, GENERATOR};
+use crate::bones_mesh::{self, BoneMesh};
+use crate::description::{self, Axes, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
+use crate::error::{ms, Error};
+use crate::settings::{BakeSettings, OutputFormat};
+use crate::slots;
+use crate::staging::Staged;
+
+/// Texels per matrix: its four columns.
+pub const TEXELS_PER_JOINT: usize = 4;
+
+/// One matrix of each row: a skin's joint, or the world matrix of a part's node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    Joint { skin: usize, joint: usize },
+    Node { part: usize },
+}
+
+/// The matrices a bone bake stores per row, and each point's influences on them.
+pub(crate) struct Palette {
+    entries: Vec<Entry>,
+    /// Per point: palette indices and weights, strongest first; `counts[i]` live.
+    joints: Vec<[u16; MAX_INFLUENCES]>,
+    weights: Vec<[f32; MAX_INFLUENCES]>,
+    counts: Vec<u8>,
+}
+
+impl Palette {
+    /// Every skin a part uses, its joints in skin order; then one entry per node
+    /// whose part has points that follow the node (no skin, or no weight).
+    pub(crate) fn new(rig: &vat_skin::Rig) -> Palette {
+        let model = rig.model();
+        let mut entries = Vec::new();
+        let mut skin_offset = vec![None; model.skins.len()];
+        for part in &model.parts {
+            let Some(skin) = part.skin.filter(|&s| s < model.skins.len()) else { continue };
+            if skin_offset[skin].is_none() {
+                skin_offset[skin] = Some(entries.len());
+                entries.extend((0..model.skins[skin].joints.len()).map(|joint| Entry::Joint { skin, joint }));
+            }
+        }
+        let points = model.points.len();
+        let mut joints = vec![[0u16; MAX_INFLUENCES]; points];
+        let mut weights = vec![[0f32; MAX_INFLUENCES]; points];
+        let mut counts = vec![0u8; points];
+        let mut node_entry: Vec<(usize, usize)> = Vec::new(); // (node, palette index)
+        for (part_index, part) in model.parts.iter().enumerate() {
+            for i in part.points().filter(|&i| i < points) {
+                let (source_joints, source_weights) = rig.influences(i);
+                let offset = part.skin.and_then(|s| skin_offset.get(s).copied().flatten());
+                if let (Some(offset), false) = (offset, source_joints.is_empty()) {
+                    let mut live: Vec<(u16, f32)> = source_joints
+                        .iter()
+                        .zip(source_weights)
+                        .map(|(&joint, &weight)| ((offset + usize::from(joint)) as u16, weight))
+                        .collect();
+                    // Strongest first (stable): a player that reads JOINTS_0 alone gets the strongest four.
+                    live.sort_by(|a, b| b.1.total_cmp(&a.1));
+                    for (slot, (joint, weight)) in live.into_iter().enumerate() {
+                        joints[i][slot] = joint;
+                        weights[i][slot] = weight;
+                    }
+                    counts[i] = source_joints.len() as u8;
+                } else {
+                    let entry = match node_entry.iter().find(|&&(node, _)| node == part.node) {
+                        Some(&(_, entry)) => entry,
+                        None => {
+                            entries.push(Entry::Node { part: part_index });
+                            node_entry.push((part.node, entries.len() - 1));
+                            entries.len() - 1
+                        }
+                    };
+                    joints[i][0] = entry as u16;
+                    weights[i][0] = 1.0;
+                    counts[i] = 1;
+                }
+            }
+        }
+        Palette { entries, joints, weights, counts }
+    }
+
+    /// Matrices per row.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Influences per point the rest mesh needs: 4, or 8 when a point has more than 4.
+    pub(crate) fn influences(&self) -> usize {
+        if self.counts.iter().any(|&c| c > 4) {
+            8
+        } else {
+            4
+        }
+    }
+
+    /// The matrices of one row, in palette order.
+    pub(crate) fn row(&self, pose: &RowPose) -> Vec<Mat4> {
+        self.entries
+            .iter()
+            .map(|entry| match *entry {
+                Entry::Joint { skin, joint } => pose.joint_matrices(skin).get(joint).copied().unwrap_or(Mat4::IDENTITY),
+                Entry::Node { part } => pose.part_matrix(part),
+            })
+            .collect()
+    }
+
+    /// Point `i` skinned by `matrices` with its strongest `limit` influences
+    /// (renormalized when that drops some), in the order the player sums them.
+    pub(crate) fn skin(&self, matrices: &[Mat4], i: usize, position: Vec3, limit: usize) -> Vec3 {
+        let count = usize::from(self.counts[i]).min(limit);
+        let total: f32 = self.weights[i][..count].iter().sum();
+        let scale = if count < usize::from(self.counts[i]) && total > 0.0 { 1.0 / total } else { 1.0 };
+        let mut blended = Mat4::ZERO;
+        for slot in 0..count {
+            blended += matrices[usize::from(self.joints[i][slot])] * (self.weights[i][slot] * scale);
+        }
+        blended.transform_point3(position)
+    }
+
+    /// Where each matrix comes from, for the description.
+    fn sources(&self, model: &Model) -> Vec<JointSource> {
+        self.entries
+            .iter()
+            .map(|entry| {
+                let (node, skin_joint) = match *entry {
+                    Entry::Joint { skin, joint } => {
+                        (model.skins[skin].joints[joint], Some([skin as u32, joint as u32]))
+                    }
+                    Entry::Node { part } => (model.parts[part].node, None),
+                };
+                JointSource { node: node as u32, name: model.nodes.get(node).and_then(|n| n.name.clone()), skin_joint }
+            })
+            .collect()
+    }
+}
+
+/// Refuses clips that animate morph target weights: per-point motion that no
+/// joint matrix carries.
+fn refuse_morph_animation(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Result<()> {
+    for clip in clips {
+        let morphing = clip.channels.iter().find(|channel| {
+            channel.property == Property::Weights
+                && model.parts.iter().any(|part| part.node == channel.node && !part.morph_targets.is_empty())
+        });
+        if let Some(channel) = morphing {
+            let node = model.nodes.get(channel.node).and_then(|n| n.name.clone());
+            let node =
+                node.map_or(format!("node {}", channel.node), |name| format!("node {} \"{name}\"", channel.node));
+            return Err(Error::usage(format!(
+                "{}: clip \"{}\" animates the morph targets of {node}, which a bone bake cannot carry \
+                 (its texture holds joint matrices, and morph targets move points one by one); \
+                 bake this model with --mode vertices",
+                settings.input.display(),
+                clip.display_name()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Bind-space positions and normals with each part's rest morph weights applied:
+/// what the rest mesh holds and the matrices move.
+fn bind_pose(model: &Model) -> (Vec<Vec3>, Vec<Vec3>) {
+    let mut positions = model.points.positions.clone();
+    let mut normals = model.points.normals.clone();
+    for part in &model.parts {
+        let weights = model.nodes.get(part.node).map_or(&[][..], |n| n.morph_weights.as_slice());
+        for (target, &weight) in part.morph_targets.iter().zip(weights).filter(|(_, &w)| w != 0.0) {
+            for (k, i) in part.points().enumerate() {
+                if let Some(&delta) = target.positions.get(k) {
+                    positions[i] += delta * weight;
+                }
+                if let Some(&delta) = target.normals.get(k) {
+                    normals[i] += delta * weight;
+                }
+            }
+        }
+        for i in part.points() {
+            normals[i] = normals[i].normalize_or(vat_model::DEGENERATE_NORMAL);
+        }
+    }
+    (positions, normals)
+}
+
+/// The texture's floats: every row's matrices, columns in order, rows stacked.
+fn texels(rows: &[Vec<Mat4>]) -> Vec<f32> {
+    rows.iter().flat_map(|row| row.iter().flat_map(|m| m.to_cols_array())).collect()
+}
+
+/// The largest distance between the bind pose skinned by each row's matrices (as
+/// stored: f32) and the bake's own evaluation of the same row.
+fn decode_error(rig: &vat_skin::Rig, poses: &[RowPose], rows: &[Vec<Mat4>], palette: &Palette, bind: &[Vec3]) -> f32 {
+    poses
+        .par_iter()
+        .zip(rows)
+        .map(|(pose, matrices)| {
+            let evaluated = crate::texels::positions(rig, pose);
+            evaluated
+                .iter()
+                .enumerate()
+                .map(|(i, p)| palette.skin(matrices, i, bind[i], MAX_INFLUENCES).distance(*p))
+                .fold(0.0, f32::max)
+        })
+        .reduce(|| 0.0, f32::max)
+}
+
+/// What skinning with the strongest 4 influences (renormalized) loses against all
+/// of them, on the measured rows; `None` when no point has more than 4.
+fn four_influence_error(
+    palette: &Palette,
+    rows: &[Vec<Mat4>],
+    entries: &[description::ClipEntry],
+    bind: &[Vec3],
+    bounds: &Bounds,
+) -> Option<InfluenceError> {
+    let many: Vec<usize> = (0..bind.len()).filter(|&i| palette.counts[i] > 4).collect();
+    if many.is_empty() {
+        return None;
+    }
+    let clip_rows: Vec<usize> = entries.iter().map(|e| e.rows as usize).collect();
+    let picked = vat_decimate::measured_rows(&clip_rows, vat_decimate::MEASURED_ROWS);
+    let global: Vec<usize> =
+        picked.iter().zip(entries).flat_map(|(rows, e)| rows.iter().map(move |&k| e.row as usize + k)).collect();
+    let (mut max, mut sum) = (0.0f32, 0.0f64);
+    for &row in &global {
+        for &i in &many {
+            let all = palette.skin(&rows[row], i, bind[i], MAX_INFLUENCES);
+            let four = palette.skin(&rows[row], i, bind[i], 4);
+            let d = all.distance(four);
+            max = max.max(d);
+            sum += f64::from(d);
+        }
+    }
+    let diagonal = bounds.diagonal();
+    Some(InfluenceError {
+        max,
+        mean: (sum / (global.len() * many.len()) as f64) as f32,
+        max_fraction: if diagonal > 0.0 { max / diagonal } else { 0.0 },
+        rows_measured: global.len() as u32,
+    })
+}
+
+/// The bone bake: load → clips → evaluate (every row's pose, the rest pose, the
+/// size guard) → bounds → matrices → encode → write.
+pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
+    let started = Instant::now();
+    let mut clock = Clock { watch, timings: Timings::default() };
+    let mut found = Found::default();
+
+    let source = clock.stage("load", || bake::load(settings, &mut found))?;
+    let model = &source.model;
+    let clips = bake::pick_clips(model, &settings.clips, &settings.input)?;
+    refuse_morph_animation(model, &clips, settings)?;
+    let slots = slots::assign(
+        &clips,
+        &settings.aliases,
+        settings.clips.is_some(),
+        settings.strict,
+        &settings.input,
+        &mut found.warnings,
+    )?;
+    let clip_rows: Vec<ClipRows> =
+        clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
+    let mut posed = clock.stage("evaluate", || bake::evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let palette = Palette::new(&posed.rig);
+    let width = palette.len() * TEXELS_PER_JOINT;
+    if width > settings.max_width as usize {
+        return Err(Error::input(format!(
+            "{}: {} joint matrices make a texture {width} texels wide, more than --max-width {}; \
+             bake it with --mode vertices, or raise --max-width",
+            settings.input.display(),
+            palette.len(),
+            settings.max_width
+        ))
+        .into());
+    }
+    let bounds =
+        clock.stage("bounds", || bake::bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+    let (bind_positions, bind_normals) = bind_pose(model);
+
+    let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
+    let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
+    let packed = clock.stage("pack", || {
+        let at = Instant::now();
+        let rows: Vec<Vec<Mat4>> = posed.poses.par_iter().map(|pose| palette.row(pose)).collect();
+        let evaluated = ms(at);
+        let at = Instant::now();
+        let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels: texels(&rows) };
+        let options = vat_ktx2::Ktx2Options {
+            zstd_level: settings.zstd_level,
+            writer: GENERATOR.to_string(),
+            ..Default::default()
+        };
+        let ktx2 = vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?;
+        let compressed = ms(at);
+        let at = Instant::now();
+        staged.write(&settings.texture_file(), &ktx2).map_err(output)?;
+        Ok((rows, ktx2, (evaluated, compressed, ms(at))))
+    })?;
+    let (rows, ktx2, parts_ms) = packed;
+    (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = parts_ms;
+    let (max_error, four) = clock.stage("measure", || {
+        Ok((
+            decode_error(&posed.rig, &posed.poses, &rows, &palette, &bind_positions),
+            four_influence_error(&palette, &rows, &posed.entries, &bind_positions, &bounds),
+        ))
+    })?;
+
+    let entries = posed.entries.clone();
+    let encoded = clock.stage("encode", || {
+        let glb = bones_mesh::write_glb(&BoneMesh {
+            name: &settings.name,
+            generator: GENERATOR,
+            model,
+            positions: &bind_positions,
+            normals: &bind_normals,
+            joints: &palette.joints,
+            weights: &palette.weights,
+            influences: palette.influences(),
+            joint_names: palette.sources(model).iter().map(|s| s.name.clone()).collect(),
+        })
+        .context("cannot encode the rest mesh")?;
+        let babylon = (settings.format == OutputFormat::Babylon)
+            .then(|| crate::babylon::json(&rows, &entries, &settings.mesh_file()));
+        let babylon_file = babylon.as_ref().map(|_| crate::babylon::file_name(&settings.name));
+        let description = describe(
+            &source,
+            model,
+            &entries,
+            &bounds,
+            &ktx2,
+            &glb,
+            settings,
+            (width, rows.len()),
+            Bones {
+                joints: palette.len() as u32,
+                encoding: "float32".into(),
+                decode: description::BONES_DECODE.into(),
+                sources: palette.sources(model),
+                influences: palette.influences() as u32,
+                four_influence_error: four.clone(),
+                max_error,
+                babylon_file: babylon_file.clone(),
+            },
+        );
+        let mut description_json =
+            serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
+        description_json.push(b'\n');
+        Ok((glb, description, description_json, babylon.zip(babylon_file)))
+    })?;
+    let (glb, description, description_json, babylon) = encoded;
+    let files = clock.stage("write", || {
+        if let Some((json, name)) = &babylon {
+            staged.write(name, json.as_bytes()).map_err(output)?;
+        }
+        staged.write(&settings.mesh_file(), &glb).map_err(output)?;
+        staged.write(&settings.description_file(), &description_json).map_err(output)?;
+        Ok(staged.commit().map_err(output)?)
+    })?;
+    let mut timings = clock.timings;
+    timings.total = ms(started);
+    Ok(BakeReport {
+        description_file: settings.out_dir.join(settings.description_file()),
+        files,
+        points: description.points,
+        rows: description.rows,
+        clips: description.clips.len(),
+        width: description.texture.width,
+        height: description.texture.height,
+        bands: 1,
+        texture_bytes: ktx2.len() as u64,
+        mesh_bytes: glb.len() as u64,
+        raw_texel_bytes: (width * rows.len() * 16) as u64,
+        gpu_bytes: (width * rows.len() * 16) as u64,
+        precision: max_error,
+        size_ratio: posed.size_ratio,
+        decimation: None,
+        notes: found.notes,
+        timings_ms: timings,
+        warnings: found.warnings,
+        description,
+    })
+}
+
+/// The description of a bone bake.
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    source: &Source,
+    model: &Model,
+    entries: &[description::ClipEntry],
+    bounds: &Bounds,
+    ktx2: &[u8],
+    glb: &[u8],
+    settings: &BakeSettings,
+    (width, height): (usize, usize),
+    bones: Bones,
+) -> Description {
+    Description {
+        format: description::FORMAT.into(),
+        format_version: description::FORMAT_VERSION,
+        generator: GENERATOR.into(),
+        source: description::Source {
+            file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            sha256: source.sha256.clone(),
+            bytes: source.bytes,
+        },
+        settings: settings.recorded(),
+        axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
+        points: model.points.len() as u32,
+        rows: height as u32,
+        texture: description::Texture {
+            file: settings.texture_file(),
+            container: "ktx2".into(),
+            vk_format: vat_ktx2::VK_FORMAT_R32G32B32A32_SFLOAT,
+            format: "R32G32B32A32_SFLOAT".into(),
+            supercompression: "zstd".into(),
+            width: width as u32,
+            height: height as u32,
+            bands: 1,
+            column_order: "joints".into(),
+            delta: None,
+            layers: None,
+            layer_height: None,
+            bytes: ktx2.len() as u64,
+            sha256: Some(description::sha256_hex(ktx2)),
+        },
+        positions: Positions {
+            channels: "none".into(),
+            encoding: "bones".into(),
+            center: bounds.center.to_array(),
+            half_extent: bounds.half_extent.to_array(),
+            precision: bones.max_error,
+            grid: None,
+            max_error: None,
+        },
+        // "packed", the default, is not written: a bone bake's normals are the rest
+        // mesh's, skinned by the player.
+        normals: Normals {
+            mode: "packed".into(),
+            channel: "none".into(),
+            encoding: "bones".into(),
+            max_error_degrees: 0.0,
+            first_layer: None,
+        },
+        mesh: Mesh {
+            file: settings.mesh_file(),
+            points: model.points.len() as u32,
+            triangles: model.triangles.len() as u32,
+            sha256: Some(description::sha256_hex(glb)),
+        },
+        decimation: None,
+        bones: Some(bones),
+        sockets: Vec::new(),
+        clips: entries.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec3A};
+
+    /// A fixture's rig, every row's pose at 30 rows a second, its palette and bind pose.
+    fn fixture(path: &str) -> (Model, Vec<(Option<usize>, f32)>) {
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(path);
+        let bytes = std::fs::read(&file).unwrap();
+        let model = vat_gltf::load(&file, &bytes, &Default::default()).unwrap().model;
+        let times = model
+            .clips
+            .iter()
+            .enumerate()
+            .flat_map(|(c, clip)| {
+                ClipRows::new(clip.duration(), 30.0, None).times().into_iter().map(move |t| (Some(c), t))
+            })
+            .collect();
+        (model, times)
+    }
+
+    /// f32 rounded to the nearest half float (normal range; ties to even).
+    fn half(x: f32) -> f32 {
+        let bits = x.to_bits();
+        let dropped = bits & 0x1fff;
+        let kept = bits & !0x1fff;
+        let halfway = 0x1000;
+        let up = dropped > halfway || (dropped == halfway && kept & 0x2000 != 0);
+        f32::from_bits(if up { kept + 0x2000 } else { kept })
+    }
+
+    /// A matrix stored as translation (16 bits within `bounds`), rotation (16 bits a
+    /// component in −1..1) and scale (16 bits within 0..`max_scale`), then rebuilt.
+    fn trs16(m: &Mat4, bounds: &Bounds, max_scale: f32) -> Mat4 {
+        let (scale, rotation, translation) = m.to_scale_rotation_translation();
+        let q16 = |v: f32, lo: f32, hi: f32| {
+            if hi <= lo {
+                return lo;
+            }
+            let code = ((v - lo) / (hi - lo) * 65535.0).round().clamp(0.0, 65535.0);
+            lo + code / 65535.0 * (hi - lo)
+        };
+        let (lo, hi) = (bounds.min(), bounds.max());
+        let t =
+            Vec3::new(q16(translation.x, lo.x, hi.x), q16(translation.y, lo.y, hi.y), q16(translation.z, lo.z, hi.z));
+        let r = Quat::from_array(rotation.to_array().map(|c| q16(c, -1.0, 1.0))).normalize();
+        let s = scale.to_array().map(|c| q16(c, 0.0, max_scale));
+        Mat4::from_scale_rotation_translation(Vec3::from(s), r, t)
+    }
+
+    /// Largest distance (over every row and point) from the evaluation to the bind pose
+    /// skinned with the palette's matrices passed through `store`, over the bounds diagonal.
+    /// A row's matrices as some encoding stores them: given the row, the bounds of every
+    /// translation and the largest scale.
+    type Store = dyn Fn(&[Mat4], &Bounds, f32) -> Vec<Mat4>;
+
+    fn error_fraction(path: &str, store: &Store) -> f32 {
+        let (model, times) = fixture(path);
+        let rig = vat_skin::Rig::new(&model);
+        let poses: Vec<RowPose> = times.iter().map(|&(c, t)| rig.pose(c.map(|c| &model.clips[c]), t)).collect();
+        let palette = Palette::new(&rig);
+        let (bind, _) = bind_pose(&model);
+        let rows: Vec<Vec<Mat4>> = poses.iter().map(|p| palette.row(p)).collect();
+        let translations = Bounds::from_points(rows.iter().flatten().map(|m| m.w_axis.truncate()));
+        let max_scale =
+            rows.iter().flatten().map(|m| m.to_scale_rotation_translation().0.max_element()).fold(0.0, f32::max);
+        let bounds = crate::texels::bounds(&rig, &poses).unwrap();
+        let mut worst = 0.0f32;
+        for (pose, row) in poses.iter().zip(&rows) {
+            let stored = store(row, &translations, max_scale * 1.01);
+            let mut evaluated = vec![Vec3A::ZERO; bind.len()];
+            rig.positions(pose, 0..bind.len(), &mut evaluated);
+            for (i, p) in evaluated.iter().enumerate() {
+                worst = worst.max(palette.skin(&stored, i, bind[i], MAX_INFLUENCES).distance(Vec3::from(*p)));
+            }
+        }
+        worst / bounds.diagonal()
+    }
+
+    #[test]
+    fn float32_holds_the_vertex_tolerance_and_half_float_does_not() {
+        // The measurement behind `bones.encoding` (docs/PERFORMANCE.md, "Bone mode").
+        for path in ["Fox/Fox.glb", "CesiumMan/glTF-Binary/CesiumMan.glb", "Kenney-PlatformerCharacter/character.glb"] {
+            let full = error_fraction(path, &|row, _, _| row.to_vec());
+            let halves = error_fraction(path, &|row, _, _| {
+                row.iter().map(|m| Mat4::from_cols_array(&m.to_cols_array().map(half))).collect()
+            });
+            let trs = error_fraction(path, &|row, bounds, scale| row.iter().map(|m| trs16(m, bounds, scale)).collect());
+            eprintln!("{path}: max error / diagonal: float32 {full:.2e}, half {halves:.2e}, 16-bit TRS {trs:.2e}");
+            assert!(full < 1e-5, "{path}: float32 {full}");
+            assert!(halves > full * 10.0, "{path}: half {halves}");
+        }
+    }
+
+    #[test]
+    fn bind_pose_skinned_by_a_row_is_the_rigs_evaluation() {
+        let (model, times) = fixture("variants/mesh-outside-armature.glb");
+        let rig = vat_skin::Rig::new(&model);
+        let palette = Palette::new(&rig);
+        let (bind, _) = bind_pose(&model);
+        let (clip, time) = times[times.len() / 2];
+        let pose = rig.pose(clip.map(|c| &model.clips[c]), time);
+        let row = palette.row(&pose);
+        let evaluated = crate::texels::positions(&rig, &pose);
+        let worst = evaluated
+            .iter()
+            .enumerate()
+            .map(|(i, p)| palette.skin(&row, i, bind[i], MAX_INFLUENCES).distance(*p))
+            .fold(0.0, f32::max);
+        assert!(worst < 1e-5, "{worst}");
+        // A mesh outside the armature moves with its node: one matrix more than the skin's joints.
+        let joints: usize = model.skins.iter().map(|s| s.joints.len()).sum();
+        assert!(palette.len() >= joints, "{} matrices for {joints} joints", palette.len());
+    }
+}

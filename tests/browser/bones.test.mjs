@@ -1,0 +1,163 @@
+// Bone bakes in a real browser (Debian's Chromium, headless, WebGL2 on SwiftShader). Each
+// fixture is baked with --mode bones --format babylon, then drawn as silhouettes:
+// - three.js: docs/examples/three/vat-bones.js against three.js's SkinnedMesh/AnimationMixer
+//   playback of the source, at several rows of every clip;
+// - Babylon.js (npm, pinned): the rest GLB through Babylon's glTF loader, playing the JSON
+//   with Babylon's own BakedVertexAnimationManager, against Babylon's own skeletal playback
+//   of the source (its AnimationGroups).
+// The masks must agree (IoU ≥ 0.98, as the vertex-bake playback test asks). A negative
+// control draws a different row than the source's time and must drop below it.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { launch } from './lib/browser.mjs';
+import { serve } from './lib/server.mjs';
+import { maskIou } from './lib/masks.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..', '..');
+const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
+const SIZE = 256;
+const MIN_IOU = 0.98;
+
+// `babylon`: Babylon's glTF loader reads the source (no Draco/meshopt decoders are wired here).
+const FIXTURES = [
+  { name: 'Fox', model: 'Fox/Fox.glb', control: { clip: 'Run', at: 2 / 3 } },
+  { name: 'CesiumMan', model: 'CesiumMan/glTF-Binary/CesiumMan.glb', control: { clip: 'animation_0', at: 1 / 3 } },
+  { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die'], control: { clip: 'die', at: 1 / 2 } },
+  { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
+  { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', control: { clip: 'animation_0', at: 1 / 3 } },
+];
+
+/** Rows of a clip to compare: start, thirds, end. */
+const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
+
+let browser;
+let server;
+let bakeRoot;
+
+before(async () => {
+  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
+  bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-bones-'));
+  server = await serve([
+    ['/harness/', path.join(HERE, 'page')],
+    ['/three/', path.join(HERE, 'node_modules', 'three')],
+    ['/babylon/core/', path.join(HERE, 'node_modules', '@babylonjs', 'core')],
+    ['/babylon/loaders/', path.join(HERE, 'node_modules', '@babylonjs', 'loaders')],
+    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
+    ['/fixtures/', path.join(REPO, 'fixtures')],
+    ['/bake/', bakeRoot],
+  ]);
+  browser = await launch();
+  browser.page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  browser.page.on('response', (r) => r.status() >= 400 && console.error(`[page HTTP ${r.status()}] ${r.url()}`));
+  await browser.page.goto(`${server.url}/harness/bones.html`);
+  await browser.page.waitForFunction(() => window.bonesReady === true, null, { timeout: 120_000 });
+  const info = await browser.page.evaluate((s) => window.bones.init(s), SIZE);
+  console.log(`# browser: ${JSON.stringify(info)}`);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (bakeRoot) fs.rmSync(bakeRoot, { recursive: true, force: true });
+});
+
+function bake(fixture) {
+  const out = path.join(bakeRoot, fixture.name);
+  const model = path.join(REPO, 'fixtures', fixture.model);
+  const args = ['bake', model, '-o', out, '-q', '--mode', 'bones', '--format', 'babylon'];
+  const run = spawnSync(BIN, args, { encoding: 'utf8' });
+  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
+  const stem = path.basename(model).replace(/\.[^.]+$/, '');
+  const description = JSON.parse(fs.readFileSync(path.join(out, `${stem}.vat.json`), 'utf8'));
+  return {
+    description,
+    descriptionUrl: `/bake/${fixture.name}/${stem}.vat.json`,
+    restUrl: `/bake/${fixture.name}/${description.mesh.file}`,
+    babylonUrl: `/bake/${fixture.name}/${description.bones.babylon_file}`,
+    sourceUrl: `/fixtures/${fixture.model}`,
+  };
+}
+
+/** Rows a quarter, a third and half of the clip away from row k (wrapping). */
+const wrongRows = (clip, k) => [4, 3, 2].map((d) => (k + Math.round(clip.rows / d)) % clip.rows);
+
+const mask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
+const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
+
+for (const fixture of FIXTURES) {
+  describe(`bones: ${fixture.name}`, () => {
+    let urls;
+    let clips;
+    const page = () => browser.page;
+    before(async () => {
+      urls = bake(fixture);
+      clips = urls.description.clips.filter((c) => !fixture.clips || fixture.clips.includes(c.name));
+    });
+
+    test('three.js: vat-bones.js matches SkinnedMesh playback of the source', async (t) => {
+      await page().evaluate((o) => window.bones.loadThree(o), urls);
+      let worst = { iou: 2 };
+      for (const clip of clips) {
+        for (const k of rowsOf(clip)) {
+          const time = k / clip.rate;
+          const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, time]));
+          const b = mask(await page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), time]));
+          const r = maskIou(a, b);
+          assert.ok(r.union > 100, `clip ${clip.name} row ${k}: almost nothing drawn (${r.union} pixels)`);
+          if (r.iou < worst.iou) worst = { ...r, clip: clip.name, k };
+        }
+      }
+      t.diagnostic(`${fixture.name} three.js: worst IoU ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.k})`);
+      assert.ok(worst.iou >= MIN_IOU, `clip ${worst.clip} row ${worst.k}: IoU ${worst.iou}`);
+      // Control: rows a quarter, a third and half the clip away from the source's time;
+      // the furthest must not pass.
+      const clip = urls.description.clips.find((c) => c.name === fixture.control.clip);
+      const k = Math.round(fixture.control.at * (clip.rows - 1));
+      const b = mask(await page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), k / clip.rate]));
+      let control = 2;
+      for (const wrong of wrongRows(clip, k)) {
+        const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, wrong / clip.rate]));
+        control = Math.min(control, maskIou(a, b).iou);
+      }
+      t.diagnostic(`${fixture.name} three.js control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
+      assert.ok(control < MIN_IOU, `the control passed: IoU ${control}`);
+    });
+
+    test('Babylon.js: BakedVertexAnimationManager with the JSON matches Babylon\'s skeletal playback', async (t) => {
+      const info = await page().evaluate((o) => window.bones.loadBabylon(o), { ...urls, description: urls.description });
+      const joints = urls.description.bones.joints;
+      t.diagnostic(`${fixture.name} Babylon: skeleton of ${info.bones} bones, VAT texture ${info.textureWidth}×${info.textureHeight}`);
+      assert.equal(info.bones, joints, 'Babylon builds one bone per matrix');
+      assert.equal(info.textureWidth, (joints + 1) * 4);
+      assert.equal(info.textureHeight, urls.description.rows);
+      let worst = { iou: 2 };
+      for (const clip of clips) {
+        for (const k of rowsOf(clip)) {
+          const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + k));
+          const b = mask(await page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]));
+          const r = maskIou(a, b);
+          assert.ok(r.union > 100, `clip ${clip.name} row ${k}: almost nothing drawn (${r.union} pixels)`);
+          if (r.iou < worst.iou) worst = { ...r, clip: clip.name, k };
+        }
+      }
+      t.diagnostic(`${fixture.name} Babylon: worst IoU ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.k})`);
+      assert.ok(worst.iou >= MIN_IOU, `clip ${worst.clip} row ${worst.k}: IoU ${worst.iou}`);
+      const clip = urls.description.clips.find((c) => c.name === fixture.control.clip);
+      const k = Math.round(fixture.control.at * (clip.rows - 1));
+      const b = mask(await page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]));
+      let control = 2;
+      for (const wrong of wrongRows(clip, k)) {
+        const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + wrong));
+        control = Math.min(control, maskIou(a, b).iou);
+      }
+      t.diagnostic(`${fixture.name} Babylon control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
+      assert.ok(control < MIN_IOU, `the control passed: IoU ${control}`);
+    });
+  });
+}
