@@ -728,11 +728,7 @@ fn pack(
                             Ok::<(), vat_ktx2::Ktx2Error>(())
                         };
                         let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
-                        evaluating += if normal_layers {
-                            texels::stream_normal_texels(rig, poses, layout, columns, bounds, sink)?
-                        } else {
-                            texels::stream_texels(rig, poses, layout, columns, bounds, sink)?
-                        };
+                        evaluating += texels::stream_texels(rig, poses, layout, columns, bounds, normal_layers, sink)?;
                         // The last layer's rows past the texture: zero.
                         let padding = vec![0u16; row_len];
                         for _ in layout.height..layers.rows() {

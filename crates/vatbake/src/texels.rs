@@ -98,28 +98,19 @@ const CHUNKS: usize = 3;
 /// called in line (a second thread would only take turns with the first). The
 /// chunks are the same either way. The first error `sink` returns stops the
 /// evaluation and is returned; otherwise the time spent evaluating (filling chunks).
+/// With `normals16` the texels hold the normals alone, octahedral 16 + 16 in R and G
+/// (B = A = 0): the separate normal layers of `--normals separate`.
+#[allow(clippy::too_many_arguments)]
 pub fn stream_texels<E: Send>(
     rig: &Rig,
     poses: &[RowPose],
     layout: &Layout,
     columns: &Columns,
     bounds: &Bounds,
+    normals16: bool,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
-    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, false, sink)
-}
-
-/// [`stream_texels`] of the normals alone, octahedral 16 + 16 in R and G (B = A = 0):
-/// the separate normal layers of `--normals separate`.
-pub fn stream_normal_texels<E: Send>(
-    rig: &Rig,
-    poses: &[RowPose],
-    layout: &Layout,
-    columns: &Columns,
-    bounds: &Bounds,
-    sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
-) -> Result<Duration, E> {
-    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, true, sink)
+    stream_chunks(rig, poses, layout, columns, bounds, CHUNK_BYTES, normals16, sink)
 }
 
 #[allow(clippy::too_many_arguments)]
