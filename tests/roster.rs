@@ -385,6 +385,7 @@ fn the_json_report_has_every_field_and_its_totals_add_up() {
                 got,
                 [
                     "error",
+                    "gpu_bytes",
                     "mesh_bytes",
                     "ms",
                     "name",
@@ -408,7 +409,7 @@ fn the_json_report_has_every_field_and_its_totals_add_up() {
             if name == "broken" {
                 assert_eq!(unit["status"], "failed");
                 assert_eq!(unit["source"].as_str().unwrap(), dir.path().join("broken.glb").to_str().unwrap());
-                for field in ["points", "rows", "texture_bytes", "mesh_bytes"] {
+                for field in ["points", "rows", "texture_bytes", "mesh_bytes", "gpu_bytes"] {
                     assert!(unit[field].is_null(), "{field}: {unit}");
                 }
                 assert!(unit["error"].as_str().unwrap().contains("GLB file is truncated"), "{unit}");

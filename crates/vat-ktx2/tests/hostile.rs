@@ -6,7 +6,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use common::{lcg_image, level0, offset, options, set_u32, set_u64, u64_at, with_level, Lcg};
+use common::{lcg_image, level0, offset, options, set_u32, set_u64, u32_at, u64_at, with_level, Lcg};
 use vat_ktx2::{decode_ktx2, encode_ktx2, read_header, Ktx2Error, MAX_IMAGE_BYTES};
 
 /// Records the largest single allocation made on the current thread, so a test can
@@ -216,7 +216,8 @@ fn formats_and_layouts_we_do_not_read_are_refused() {
         (offset::TYPE_SIZE, 1, |e| matches!(e, Ktx2Error::Malformed(_))),
         (offset::PIXEL_HEIGHT, 0, |e| matches!(e, Ktx2Error::UnsupportedLayout(_))),
         (offset::PIXEL_DEPTH, 4, |e| matches!(e, Ktx2Error::UnsupportedLayout(_))),
-        (offset::LAYER_COUNT, 2, |e| matches!(e, Ktx2Error::UnsupportedLayout(_))),
+        // Two layers are read (array textures, `--max-size`), but this level holds one.
+        (offset::LAYER_COUNT, 2, |e| matches!(e, Ktx2Error::LevelLength { .. })),
         (offset::FACE_COUNT, 6, |e| matches!(e, Ktx2Error::UnsupportedLayout(_))),
     ];
     for (field, value, expected) in cases {
@@ -313,4 +314,20 @@ fn mutated_files_never_panic() {
         assert!(largest as u64 <= MAX_IMAGE_BYTES);
         let _ = read_header(&bad);
     }
+}
+
+#[test]
+fn an_array_texture_decodes_as_its_layers_one_after_the_other() {
+    // Three layers of 7 × 5: layerCount 3, pixelHeight 5, and the 15 rows back in order.
+    let image = lcg_image(7, 15, 11);
+    let mut file = std::io::Cursor::new(Vec::new());
+    let mut writer = vat_ktx2::Ktx2Writer::with_layers(&mut file, 7, 5, 3, &options()).unwrap();
+    writer.write_rows(&image.texels).unwrap();
+    writer.finish().unwrap();
+    let bytes = file.into_inner();
+    assert_eq!(u32_at(&bytes, offset::LAYER_COUNT), 3);
+    assert_eq!(u32_at(&bytes, offset::PIXEL_HEIGHT), 5);
+    let back = decode_ktx2(&bytes).unwrap();
+    assert_eq!((back.width, back.height), (7, 15));
+    assert_eq!(back.texels, image.texels);
 }
