@@ -32,12 +32,14 @@
 
 mod openvat;
 mod playcanvas;
+mod target;
 mod vat3;
 
 use glam::{DVec3, Vec2, Vec3};
 
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
+pub use target::{convention, convert, exr_rgba32f, Convention, Converted, CONVENTIONS};
 pub use vat3::{vat3, VAT3_NOT_WRITTEN};
 
 /// A bake, as plain data.

@@ -131,15 +131,15 @@ pub enum Target {
     /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
     #[default]
     Three,
-    /// Babylon.js (left-handed, Y up): not written yet.
+    /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
     Babylon,
-    /// PlayCanvas (right-handed, Y up, metres): not written yet as its own target.
+    /// PlayCanvas (right-handed, Y up, metres).
     Playcanvas,
-    /// Godot (right-handed, Y up, metres): not written yet.
+    /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
     Godot,
-    /// Unity (left-handed, Y up, metres, uv origin at the bottom): not written yet.
+    /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
     Unity,
-    /// Unreal Engine (left-handed, Z up, centimetres): not written yet.
+    /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
     Unreal,
 }
 
@@ -461,13 +461,6 @@ impl BakeOptions {
             return Err(Error::usage(vat_export::VAT3_NOT_WRITTEN));
         }
         let target = self.target.unwrap_or_default();
-        if target != Target::Three {
-            return Err(Error::usage(format!(
-                "--target {target} is not written yet: its axis, handedness, unit and uv conversions are still to come \
-                 (docs/targets/README.md); the target written today is three, whose glTF conventions PlayCanvas and \
-                 --format playcanvas/openvat players read as they are"
-            )));
-        }
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
