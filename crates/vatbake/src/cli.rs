@@ -184,8 +184,9 @@ pub struct BakeArgs {
     /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body) or playcanvas (the engine's .vat).
     #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas")]
     pub format: OutputFormat,
-    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres). babylon, playcanvas, godot,
-    /// unity and unreal are named but refused: their conversions are not written yet.
+    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres; the default files). babylon,
+    /// playcanvas, godot, unity, unreal: a target record in the description, and for godot, unity and unreal
+    /// <name>-<target>.exr with the texels in that engine's space (docs/targets/).
     #[arg(long, default_value = "three", value_name = "three|babylon|playcanvas|godot|unity|unreal")]
     pub target: Target,
     /// Threads to bake with (default: one per core). The files are the same for any count.

@@ -340,7 +340,7 @@ pub struct BakeOptions {
     /// Another tool's files to write beside the bake: vatbake (none, the default), openvat, vat3, playcanvas.
     #[serde(default, deserialize_with = "output_format")]
     pub format: Option<OutputFormat>,
-    /// The engine the bake is for: three (the default; the others are listed but not written yet).
+    /// The engine the bake is for: three (the default), babylon, playcanvas, godot, unity or unreal.
     #[serde(default, deserialize_with = "target")]
     pub target: Option<Target>,
 }
