@@ -121,14 +121,48 @@ fn target_three_is_the_default_byte_for_byte() {
     }
 }
 
-/// The f32 of channel `c` (0 = R) of texel (x, y) of an uncompressed scanline EXR whose
-/// channels are A, B, G, R as floats, read from the offset table as the OpenEXR layout puts it.
-fn exr_float(exr: &[u8], width: usize, height: usize, x: usize, y: usize, c: usize) -> f32 {
-    let table = exr.len() - height * (8 + width * 16) - height * 8;
-    let chunk = u64::from_le_bytes(exr[table + 8 * y..table + 8 * y + 8].try_into().unwrap()) as usize;
-    assert_eq!(i32::from_le_bytes(exr[chunk..chunk + 4].try_into().unwrap()), y as i32);
-    let at = chunk + 8 + ((3 - c) * width + x) * 4;
-    f32::from_le_bytes(exr[at..at + 4].try_into().unwrap())
+/// Every texel of a ZIP-compressed scanline OpenEXR with float channels A, B, G, R, as
+/// RGBA rows top first: the header skipped attribute by attribute, each chunk found through
+/// the offset table, inflated with flate2 and its byte predictor and split undone as the
+/// OpenEXR layout describes them (written here apart from vat-export's writer).
+fn read_exr(exr: &[u8], width: usize, height: usize) -> Vec<[f32; 4]> {
+    let mut at = 8;
+    let text_end = |from: usize| from + exr[from..].iter().position(|&b| b == 0).unwrap();
+    while exr[at] != 0 {
+        let kind = text_end(at) + 1;
+        let size_at = text_end(kind) + 1;
+        at = size_at + 4 + i32::from_le_bytes(exr[size_at..size_at + 4].try_into().unwrap()) as usize;
+    }
+    let table = at + 1;
+    let mut pixels = vec![[0f32; 4]; width * height];
+    for block in 0..height.div_ceil(16) {
+        let chunk = u64::from_le_bytes(exr[table + 8 * block..table + 8 * block + 8].try_into().unwrap()) as usize;
+        let first = i32::from_le_bytes(exr[chunk..chunk + 4].try_into().unwrap()) as usize;
+        assert_eq!(first, block * 16);
+        let size = i32::from_le_bytes(exr[chunk + 4..chunk + 8].try_into().unwrap()) as usize;
+        let lines = 16.min(height - first);
+        let data = &exr[chunk + 8..chunk + 8 + size];
+        let raw = if size < lines * width * 16 {
+            let mut t = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(data), &mut t).unwrap();
+            for i in 1..t.len() {
+                t[i] = (t[i] as i32 + t[i - 1] as i32 - 128) as u8;
+            }
+            let (even, odd) = t.split_at(t.len().div_ceil(2));
+            (0..t.len()).map(|i| if i % 2 == 0 { even[i / 2] } else { odd[i / 2] }).collect()
+        } else {
+            data.to_vec()
+        };
+        for line in 0..lines {
+            for (k, channel) in [3, 2, 1, 0].into_iter().enumerate() {
+                for x in 0..width {
+                    let i = 4 * ((line * 4 + k) * width + x);
+                    pixels[(first + line) * width + x][channel] = f32::from_le_bytes(raw[i..i + 4].try_into().unwrap());
+                }
+            }
+        }
+    }
+    pixels
 }
 
 #[test]
@@ -161,8 +195,9 @@ fn each_target_writes_the_engines_space_and_decodes_back_onto_three() {
             want.insert(0, &exr_name);
         }
         assert_eq!(files(dir.path()), want, "{target}");
-        // Every texel: the engine's channel i decodes to ±scale × glTF axis axes[i].
-        let image = exr.then(|| std::fs::read(dir.path().join(&exr_name)).unwrap());
+        // Every texel: the engine's channel i decodes to ±scale × glTF axis axes[i]; alpha is the
+        // octahedral code, as a float t / 65535.
+        let image = exr.then(|| read_exr(&std::fs::read(dir.path().join(&exr_name)).unwrap(), width, height));
         let (mut worst, mut worst_box) = (0f64, 0f64);
         for y in 0..height {
             for x in 0..width {
@@ -173,7 +208,7 @@ fn each_target_writes_the_engines_space_and_decodes_back_onto_three() {
                     let gltf = (t * 2.0 - 1.0) * number(&reference["positions"]["half_extent"], axis)
                         + number(&reference["positions"]["center"], axis);
                     let stored = match &image {
-                        Some(image) => exr_float(image, width, height, x, y, i) as f64,
+                        Some(image) => image[y * width + x][i] as f64,
                         None => texels[(y * width + x) * 4 + i] as f64 / 65535.0,
                     };
                     let engine =
