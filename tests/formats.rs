@@ -85,7 +85,7 @@ fn a_wrong_format_is_refused_with_the_choices_and_exit_2() {
 }
 
 #[test]
-fn a_wrong_or_unwritten_target_and_vat3_are_refused_with_exit_2_and_nothing_written() {
+fn a_wrong_target_and_vat3_are_refused_with_exit_2_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let model = fixture("RiggedSimple/rigged-simple.gltf");
@@ -101,17 +101,152 @@ fn a_wrong_or_unwritten_target_and_vat3_are_refused_with_exit_2_and_nothing_writ
         message.contains("\"maya\" is not a target: give one of three, babylon, playcanvas, godot, unity, unreal"),
         "{message}"
     );
-    for target in ["babylon", "playcanvas", "godot", "unity", "unreal"] {
-        let (code, message) = run(&["--target", target]);
-        assert_eq!(code, Some(2), "{message}");
-        assert!(message.contains(&format!("--target {target} is not written yet")), "{message}");
-    }
     let (code, message) = run(&["--format", "vat3"]);
     assert_eq!(code, Some(2), "{message}");
     assert!(message.contains("--format vat3 is not written yet") && message.contains("--format openvat"), "{message}");
     assert!(!out.exists(), "nothing written");
-    let (code, message) = run(&["--target", "three", "-q"]);
-    assert_eq!(code, Some(0), "{message}");
+}
+
+#[test]
+fn target_three_is_the_default_byte_for_byte() {
+    let model = fixture("RiggedSimple/rigged-simple.gltf");
+    let (plain, description) = bake(&model, &["--points", "all"]);
+    let (flagged, _) = bake(&model, &["--points", "all", "--target", "three"]);
+    assert!(description.get("target").is_none(), "no target record by default");
+    assert_eq!(files(plain.path()), files(flagged.path()));
+    for name in files(plain.path()) {
+        let (a, b) =
+            (std::fs::read(plain.path().join(&name)).unwrap(), std::fs::read(flagged.path().join(&name)).unwrap());
+        assert_eq!(a, b, "{name} differs with --target three");
+    }
+}
+
+/// Every texel of a ZIP-compressed scanline OpenEXR with float channels A, B, G, R, as
+/// RGBA rows top first: the header skipped attribute by attribute, each chunk found through
+/// the offset table, inflated with flate2 and its byte predictor and split undone as the
+/// OpenEXR layout describes them (written here apart from vat-export's writer).
+fn read_exr(exr: &[u8], width: usize, height: usize) -> Vec<[f32; 4]> {
+    let mut at = 8;
+    let text_end = |from: usize| from + exr[from..].iter().position(|&b| b == 0).unwrap();
+    while exr[at] != 0 {
+        let kind = text_end(at) + 1;
+        let size_at = text_end(kind) + 1;
+        at = size_at + 4 + i32::from_le_bytes(exr[size_at..size_at + 4].try_into().unwrap()) as usize;
+    }
+    let table = at + 1;
+    let mut pixels = vec![[0f32; 4]; width * height];
+    for block in 0..height.div_ceil(16) {
+        let chunk = u64::from_le_bytes(exr[table + 8 * block..table + 8 * block + 8].try_into().unwrap()) as usize;
+        let first = i32::from_le_bytes(exr[chunk..chunk + 4].try_into().unwrap()) as usize;
+        assert_eq!(first, block * 16);
+        let size = i32::from_le_bytes(exr[chunk + 4..chunk + 8].try_into().unwrap()) as usize;
+        let lines = 16.min(height - first);
+        let data = &exr[chunk + 8..chunk + 8 + size];
+        let raw = if size < lines * width * 16 {
+            let mut t = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(data), &mut t).unwrap();
+            for i in 1..t.len() {
+                t[i] = (t[i] as i32 + t[i - 1] as i32 - 128) as u8;
+            }
+            let (even, odd) = t.split_at(t.len().div_ceil(2));
+            (0..t.len()).map(|i| if i % 2 == 0 { even[i / 2] } else { odd[i / 2] }).collect()
+        } else {
+            data.to_vec()
+        };
+        for line in 0..lines {
+            for (k, channel) in [3, 2, 1, 0].into_iter().enumerate() {
+                for x in 0..width {
+                    let i = 4 * ((line * 4 + k) * width + x);
+                    pixels[(first + line) * width + x][channel] = f32::from_le_bytes(raw[i..i + 4].try_into().unwrap());
+                }
+            }
+        }
+    }
+    pixels
+}
+
+#[test]
+fn each_target_writes_the_engines_space_and_decodes_back_onto_three() {
+    let model = fixture("RiggedSimple/rigged-simple.gltf");
+    let (three, reference) = bake(&model, &["--points", "all"]);
+    let ktx2 = std::fs::read(three.path().join("rigged-simple.vat.ktx2")).unwrap();
+    let texels = common::undo_delta(common::read_ktx2(&three.path().join("rigged-simple.vat.ktx2")).1, &reference);
+    let (width, height) = (
+        reference["texture"]["width"].as_u64().unwrap() as usize,
+        reference["texture"]["height"].as_u64().unwrap() as usize,
+    );
+    let number = |v: &serde_json::Value, i: usize| v[i].as_f64().unwrap();
+    for (target, axes, scale, exr) in [
+        ("babylon", ["+x", "+y", "+z"], 1.0, false),
+        ("playcanvas", ["+x", "+y", "+z"], 1.0, false),
+        ("godot", ["+x", "+y", "+z"], 1.0, true),
+        ("unity", ["-x", "+y", "+z"], 1.0, true),
+        ("unreal", ["+x", "+z", "+y"], 100.0, true),
+    ] {
+        let (dir, description) = bake(&model, &["--points", "all", "--target", target]);
+        let record = &description["target"];
+        assert_eq!(record["name"], target);
+        assert_eq!(record["axes_from_gltf"], serde_json::json!(axes), "{target}");
+        assert_eq!(record["scale"].as_f64().unwrap(), scale, "{target}");
+        assert_eq!(std::fs::read(dir.path().join("rigged-simple.vat.ktx2")).unwrap(), ktx2, "{target}: own KTX2");
+        let mut want = vec!["rigged-simple.rest.glb", "rigged-simple.vat.json", "rigged-simple.vat.ktx2"];
+        let exr_name = format!("rigged-simple-{target}.exr");
+        if exr {
+            want.insert(0, &exr_name);
+        }
+        assert_eq!(files(dir.path()), want, "{target}");
+        // Every texel: the engine's channel i decodes to ±scale × glTF axis axes[i]; alpha is the
+        // octahedral code, as a float t / 65535.
+        let image = exr.then(|| read_exr(&std::fs::read(dir.path().join(&exr_name)).unwrap(), width, height));
+        let (mut worst, mut worst_box) = (0f64, 0f64);
+        for y in 0..height {
+            for x in 0..width {
+                for (i, word) in axes.iter().enumerate() {
+                    let axis = "xyz".find(&word[1..]).unwrap();
+                    let sign = if word.starts_with('-') { -1.0 } else { 1.0 };
+                    let t = texels[(y * width + x) * 4 + axis] as f64 / 65535.0;
+                    let gltf = (t * 2.0 - 1.0) * number(&reference["positions"]["half_extent"], axis)
+                        + number(&reference["positions"]["center"], axis);
+                    let stored = match &image {
+                        Some(image) => image[y * width + x][i] as f64,
+                        None => texels[(y * width + x) * 4 + i] as f64 / 65535.0,
+                    };
+                    let engine =
+                        (stored * 2.0 - 1.0) * number(&record["half_extent"], i) + number(&record["center"], i);
+                    let step = 2.0 * number(&reference["positions"]["half_extent"], axis) / 65535.0;
+                    worst = worst.max(((engine * sign / scale - gltf).abs() - 0.5 * step) / step.max(1e-30));
+                    let (lo, hi) = (number(&record["bounds_min"], i), number(&record["bounds_max"], i));
+                    worst_box = worst_box.max((lo - engine).max(engine - hi) / scale);
+                }
+            }
+        }
+        assert!(worst <= 1e-3, "{target}: a texel lands {worst} steps beyond half a 16-bit step");
+        assert!(worst_box <= 1e-5, "{target}: a position lies {worst_box} m outside target.bounds");
+    }
+}
+
+#[test]
+fn a_roster_sets_the_target_per_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["rigged-simple.gltf", "rigged-simple.bin"] {
+        std::fs::copy(fixture(&format!("RiggedSimple/{file}")), dir.path().join(file)).unwrap();
+    }
+    let roster = dir.path().join("roster.toml");
+    std::fs::write(
+        &roster,
+        "output = \"out\"\n[defaults]\npoints = \"all\"\ntarget = \"unreal\"\n\n\
+         [[unit]]\nname = \"ue\"\nsource = \"rigged-simple.gltf\"\n\n\
+         [[unit]]\nname = \"u\"\nsource = \"rigged-simple.gltf\"\ntarget = \"unity\"\n",
+    )
+    .unwrap();
+    let o = vatbake(&["roster", roster.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    assert!(files(&out.join("ue")).contains(&"ue-unreal.exr".to_string()));
+    assert!(files(&out.join("u")).contains(&"u-unity.exr".to_string()));
+    let unit: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("u").join("u.vat.json")).unwrap()).unwrap();
+    assert_eq!(unit["target"]["name"], "unity");
 }
 
 #[test]

@@ -48,6 +48,10 @@ pub struct Description {
     pub settings: Settings,
     /// The coordinate system of the decoded positions and normals.
     pub axes: Axes,
+    /// The engine the bake was made for (`--target`) and its converted texture; absent
+    /// for `three`, whose space is the texture's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetSpace>,
     /// Points of the baked model: one texture column each (before wrapping into bands).
     pub points: u32,
     /// Rows of all clips stacked: the height of one band.
@@ -327,6 +331,46 @@ pub struct Axes {
     pub handedness: String,
     /// "metres" (glTF's unit), as the source scene has them.
     pub units: String,
+}
+
+/// One engine's space (`--target`): how its glTF importer leaves the rest mesh, and the
+/// texels converted to match.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpace {
+    /// "babylon", "playcanvas", "godot", "unity" or "unreal".
+    pub name: String,
+    /// Engine axis by engine axis, the glTF axis it is: ["-x", "+y", "+z"] for Unity,
+    /// ["+x", "+z", "+y"] for Unreal.
+    pub axes_from_gltf: [String; 3],
+    /// Engine units per metre (100 for Unreal's centimetres).
+    pub scale: f32,
+    /// The engine's up axis ("+y", "+z").
+    pub up: String,
+    /// "right" or "left".
+    pub handedness: String,
+    /// "metres" or "centimetres".
+    pub units: String,
+    /// Where the engine's v = 0 is on an image: "top" or "bottom".
+    pub uv_origin: String,
+    /// The file holding the converted texels (the bake's own texture when the conversion
+    /// is the identity).
+    pub texture: String,
+    /// Its container: "exr" (32-bit floats holding t / 65535, every bit of the 16-bit
+    /// texel) or the bake's own ("ktx2").
+    pub container: String,
+    /// Decode inputs in the engine's space: position = (rgb · 2 − 1) · half_extent + center,
+    /// rgb as 0…1.
+    pub center: [f32; 3],
+    /// Half the box's size along each engine axis.
+    pub half_extent: [f32; 3],
+    /// Low corner of every frame's box, in the engine's space.
+    pub bounds_min: [f32; 3],
+    /// High corner of every frame's box, in the engine's space.
+    pub bounds_max: [f32; 3],
+    /// SHA-256 of `texture` when it is a file of its own, lowercase hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// The texture file and its shape.

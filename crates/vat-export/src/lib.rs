@@ -5,7 +5,8 @@
 //! one other format's players expect, named as they expect them: [`playcanvas`] (the
 //! PlayCanvas engine's `.vat` container), [`openvat`] (OpenVAT's 16-bit PNG of offsets,
 //! remap JSON and normals); [`vat3`] (SideFX Labs VAT 3 soft-body) is named and refused
-//! with the reason ([`VAT3_NOT_WRITTEN`]). Every position is
+//! with the reason ([`VAT3_NOT_WRITTEN`]). [`convert`] puts the texels in one engine's space
+//! (`--target`: [`CONVENTIONS`]) and [`exr_rgba32f`] writes them as a 32-bit float EXR. Every position is
 //! taken from the bake's own decode of its texels, so an export decodes to the bake's
 //! positions within half a step of the export's own quantization.
 //!
@@ -32,12 +33,14 @@
 
 mod openvat;
 mod playcanvas;
+mod target;
 mod vat3;
 
 use glam::{DVec3, Vec2, Vec3};
 
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
+pub use target::{convention, convert, exr_rgba32f, Convention, Converted, CONVENTIONS};
 pub use vat3::{vat3, VAT3_NOT_WRITTEN};
 
 /// A bake, as plain data.

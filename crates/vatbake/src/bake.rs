@@ -238,7 +238,8 @@ fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
         clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
     // Another tool's format is re-packed from the plain texels (`--format`).
-    let plain = (settings.format != crate::settings::OutputFormat::Vatbake)
+    let plain = (settings.format != crate::settings::OutputFormat::Vatbake
+        || settings.target != crate::settings::Target::Three)
         .then(|| texels::texels(&posed.rig, &posed.poses, &layout, &posed.columns, &quantizing).0);
     drop(posed.poses);
     let encoded = clock.stage("encode", || {
@@ -842,7 +843,7 @@ fn encode(
         uv1: None,
     })
     .context("cannot encode the rest mesh")?;
-    let description = Description {
+    let mut description = Description {
         format: description::FORMAT.into(),
         format_version: description::FORMAT_VERSION,
         generator: GENERATOR.into(),
@@ -853,6 +854,7 @@ fn encode(
         },
         settings: settings.recorded(),
         axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
+        target: None,
         points: layout.points as u32,
         rows: layout.rows as u32,
         texture: Texture {
@@ -896,25 +898,26 @@ fn encode(
         clips: entries,
         sockets,
     };
-    let exports = match plain {
-        Some(texels) => crate::export::files(
-            &crate::export::Finished {
-                model,
-                texels,
-                layout,
-                columns,
-                rest,
-                center: bounds.center,
-                half_extent: bounds.half_extent,
-                entries: &description.clips,
-                bounds_min: bounds.min().min(rest_bounds.min()),
-                bounds_max: bounds.max().max(rest_bounds.max()),
-                generator: GENERATOR,
-            },
-            settings,
-        )?,
-        None => Vec::new(),
-    };
+    let mut exports = Vec::new();
+    if let Some(texels) = plain {
+        let finished = crate::export::Finished {
+            model,
+            texels,
+            layout,
+            columns,
+            rest,
+            center: bounds.center,
+            half_extent: bounds.half_extent,
+            entries: &description.clips,
+            bounds_min: bounds.min().min(rest_bounds.min()),
+            bounds_max: bounds.max().max(rest_bounds.max()),
+            generator: GENERATOR,
+        };
+        exports = crate::export::files(&finished, settings)?;
+        let (file, space) = crate::export::target(&finished, settings);
+        exports.extend(file);
+        description.target = space;
+    }
     let mut description_json = serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
     description_json.push(b'\n');
     Ok(Encoded { glb, exports, description, description_json })

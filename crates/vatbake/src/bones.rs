@@ -470,6 +470,7 @@ fn describe(
         decimation: None,
         bones: Some(bones),
         sockets: Vec::new(),
+        target: None,
         clips: entries.to_vec(),
     }
 }

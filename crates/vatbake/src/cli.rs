@@ -195,8 +195,9 @@ pub struct BakeArgs {
     /// reads, with each clip's frame range (a bone bake: implies --mode bones).
     #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas|babylon")]
     pub format: OutputFormat,
-    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres). babylon, playcanvas, godot,
-    /// unity and unreal are named but refused: their conversions are not written yet.
+    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres; the default files). babylon,
+    /// playcanvas, godot, unity, unreal: a target record in the description, and for godot, unity and unreal
+    /// <name>-<target>.exr with the texels in that engine's space (docs/targets/).
     #[arg(long, default_value = "three", value_name = "three|babylon|playcanvas|godot|unity|unreal")]
     pub target: Target,
     /// For each looping clip, append a copy of its first row after its last (unless it already ends on it),

@@ -27,15 +27,8 @@ pub(crate) struct Finished<'a> {
     pub generator: &'a str,
 }
 
-/// The files of `settings.format` (none for the bake's own format), as (name, bytes).
-pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<(String, Vec<u8>)>> {
-    let writer = match settings.format {
-        // A bone bake writes Babylon's JSON itself (bones.rs).
-        OutputFormat::Vatbake | OutputFormat::Babylon => return Ok(Vec::new()),
-        OutputFormat::Openvat => vat_export::openvat,
-        OutputFormat::Vat3 => vat_export::vat3,
-        OutputFormat::Playcanvas => vat_export::playcanvas,
-    };
+/// `finished` as `vat-export` takes it.
+fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce(&vat_export::Baked) -> R) -> R {
     let model = finished.model;
     let points = model.points.len();
     let point_columns: Vec<u32> = (0..points).map(|p| finished.columns.column(p) as u32).collect();
@@ -50,7 +43,7 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
             rate: c.rate,
         })
         .collect();
-    let baked = vat_export::Baked {
+    then(&vat_export::Baked {
         name: &settings.name,
         generator: finished.generator,
         fps: settings.fps,
@@ -66,8 +59,59 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
         uv0: &model.points.uv0,
         triangles: &model.triangles,
         clips: &clips,
+    })
+}
+
+/// `settings.target` (none for `three`): the converted texture as (name, bytes) when the
+/// target has a file of its own, and the description's record of the engine's space.
+pub(crate) fn target(
+    finished: &Finished,
+    settings: &BakeSettings,
+) -> (Option<(String, Vec<u8>)>, Option<crate::description::TargetSpace>) {
+    if settings.target == crate::settings::Target::Three {
+        return (None, None);
+    }
+    let convention = vat_export::convention(settings.target.as_str()).expect("every --target has its conventions");
+    let converted = with_baked(finished, settings, |baked| vat_export::convert(baked, &convention));
+    let corners = [finished.bounds_min, finished.bounds_max].map(|c| convention.point(c.as_dvec3()).as_vec3());
+    let (texture, container, sha256) = match &converted.file {
+        Some(file) => (
+            file.name.clone(),
+            convention.container.unwrap_or_default().to_string(),
+            Some(crate::description::sha256_hex(&file.bytes)),
+        ),
+        None => (settings.texture_file(), settings.texture_format.container().to_string(), None),
     };
-    let export = writer(&baked).map_err(|e| match e {
+    let space = crate::description::TargetSpace {
+        name: convention.name.into(),
+        axes_from_gltf: convention.axis_words(),
+        scale: convention.scale,
+        up: convention.up.into(),
+        handedness: convention.handedness.into(),
+        units: convention.units.into(),
+        uv_origin: convention.uv_origin.into(),
+        texture,
+        container,
+        center: converted.center,
+        half_extent: converted.half_extent,
+        bounds_min: corners[0].min(corners[1]).to_array(),
+        bounds_max: corners[0].max(corners[1]).to_array(),
+        sha256,
+    };
+    (converted.file.map(|f| (f.name, f.bytes)), Some(space))
+}
+
+/// The files of `settings.format` (none for the bake's own format), as (name, bytes).
+pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<(String, Vec<u8>)>> {
+    let writer = match settings.format {
+        // A bone bake writes Babylon's JSON itself (bones.rs).
+        OutputFormat::Vatbake | OutputFormat::Babylon => return Ok(Vec::new()),
+        OutputFormat::Openvat => vat_export::openvat,
+        OutputFormat::Vat3 => vat_export::vat3,
+        OutputFormat::Playcanvas => vat_export::playcanvas,
+    };
+    let model = finished.model;
+    let export = with_baked(finished, settings, writer).map_err(|e| match e {
         vat_export::ExportError::TooLarge(message) | vat_export::ExportError::Unsupported(message) => {
             Error::usage(message)
         }

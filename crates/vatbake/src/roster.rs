@@ -221,8 +221,24 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         && description.settings == settings.recorded()
         && description.texture.container == settings.texture_format.container()
         && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
-        && file_ok(&description.mesh.file, None, &description.mesh.sha256);
+        && file_ok(&description.mesh.file, None, &description.mesh.sha256)
+        && target_ok(&description, settings, file_ok);
     fresh.then_some(description)
+}
+
+/// The last bake was for the same `--target`, and its converted texture is still there.
+fn target_ok(
+    description: &Description,
+    settings: &BakeSettings,
+    file_ok: impl Fn(&str, Option<u64>, &Option<String>) -> bool,
+) -> bool {
+    match &description.target {
+        None => settings.target == crate::settings::Target::Three,
+        Some(target) => {
+            target.name == settings.target.as_str()
+                && (target.sha256.is_none() || file_ok(&target.texture, None, &target.sha256))
+        }
+    }
 }
 
 /// What happened to one unit.

@@ -172,15 +172,15 @@ pub enum Target {
     /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
     #[default]
     Three,
-    /// Babylon.js (left-handed, Y up): not written yet.
+    /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
     Babylon,
-    /// PlayCanvas (right-handed, Y up, metres): not written yet as its own target.
+    /// PlayCanvas (right-handed, Y up, metres).
     Playcanvas,
-    /// Godot (right-handed, Y up, metres): not written yet.
+    /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
     Godot,
-    /// Unity (left-handed, Y up, metres, uv origin at the bottom): not written yet.
+    /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
     Unity,
-    /// Unreal Engine (left-handed, Z up, centimetres): not written yet.
+    /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
     Unreal,
 }
 
@@ -450,7 +450,7 @@ pub struct BakeOptions {
     /// What the texture holds: vertices (default) or bones.
     #[serde(default, deserialize_with = "parsed")]
     pub mode: Option<BakeMode>,
-    /// The engine the bake is for: three (the default; the others are listed but not written yet).
+    /// The engine the bake is for: three (the default), babylon, playcanvas, godot, unity or unreal.
     #[serde(default, deserialize_with = "target")]
     pub target: Option<Target>,
     /// Append a copy of each looping clip's first row after its last.
@@ -664,13 +664,6 @@ impl BakeOptions {
             return Err(Error::usage(vat_export::VAT3_NOT_WRITTEN));
         }
         let target = self.target.unwrap_or_default();
-        if target != Target::Three {
-            return Err(Error::usage(format!(
-                "--target {target} is not written yet: its axis, handedness, unit and uv conversions are still to come \
-                 (docs/targets/README.md); the target written today is three, whose glTF conventions PlayCanvas and \
-                 --format playcanvas/openvat players read as they are"
-            )));
-        }
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
@@ -756,6 +749,13 @@ fn bone_mode_checks(
         return refuse(
             "--tolerance/--bits".into(),
             "the grid is for vertex positions; a bone bake's matrices are exact floats",
+        );
+    }
+    if let Some(target) = options.target.filter(|&t| t != Target::Three) {
+        return refuse(
+            format!("--target {target}"),
+            "a bone bake's matrices are in glTF's space; load its rest mesh with the engine's glTF importer and \
+             leave --target out",
         );
     }
     if matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
