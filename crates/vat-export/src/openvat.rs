@@ -13,7 +13,7 @@ use glam::{DVec3, Vec2};
 use serde_json::json;
 use vat_ktx2::{encode_png16, Rgba16Image};
 
-use crate::{json_indent4, unorm16, Baked, Export, ExportError, ExportFile, MeshRequest};
+use crate::types::{json_indent4, unorm16, Baked, Export, ExportError, ExportFile, MeshRequest};
 
 /// glTF / engine axes (Y up) to Blender's (Z up): the inverse of the shader's swizzle.
 pub fn to_blender(v: DVec3) -> DVec3 {
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn offsets_decode_with_openvats_formula_to_the_bakes_positions() {
-        let owned = crate::test_bake::owned();
+        let owned = crate::types::test_bake::owned();
         let bake = owned.baked();
         let export = openvat(&bake).unwrap();
         let remap: serde_json::Value = serde_json::from_slice(&export.files[2].bytes).unwrap();

@@ -9,7 +9,7 @@
 
 use serde_json::json;
 
-use crate::{Baked, Export, ExportError, ExportFile};
+use crate::types::{Baked, Export, ExportError, ExportFile};
 
 /// The container's magic, `PVAT` as a little-endian u32, and the version PlayCanvas reads.
 const MAGIC: u32 = 0x5441_5650;
@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn the_container_holds_every_frame_of_every_vertex_at_its_flat_index() {
-        let owned = crate::test_bake::owned();
+        let owned = crate::types::test_bake::owned();
         let bake = owned.baked();
         let export = playcanvas(&bake).unwrap();
         let b = &export.files[0].bytes;
@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn a_bake_past_4096_squared_texels_is_refused_with_what_to_change() {
-        let owned = crate::test_bake::owned();
+        let owned = crate::types::test_bake::owned();
         let mut clips = owned.clips.clone();
         clips[0].rows = 10_000_000;
         let bake = Baked { clips: &clips, ..owned.baked() };

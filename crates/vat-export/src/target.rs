@@ -12,7 +12,7 @@
 
 use glam::{DVec3, Vec3};
 
-use crate::{Baked, ExportFile};
+use crate::types::{Baked, ExportFile};
 
 /// One engine's conventions, as its glTF importer leaves a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -173,7 +173,7 @@ pub fn convert(baked: &Baked, convention: &Convention) -> Converted {
             for (i, &(axis, negate)) in convention.axes.iter().enumerate() {
                 texel[i] = if negate { 65535 - source[axis] } else { source[axis] };
             }
-            let n = crate::decode_octahedral(texel[3]);
+            let n = crate::types::decode_octahedral(texel[3]);
             texel[3] = vat_bounds::encode_normal(convention.point(n).as_vec3().normalize_or(Vec3::Y));
         }
     }
@@ -291,7 +291,7 @@ fn exr_unzip_predictor(inflated: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_bake;
+    use crate::types::test_bake;
 
     #[test]
     fn every_target_lands_on_the_bakes_positions_once_converted_back() {
@@ -309,7 +309,7 @@ mod tests {
                     }));
                     let back = convention.unpoint(engine);
                     assert!((back - baked.position(point, row)).abs().max_element() < 1e-5, "{}", convention.name);
-                    let normal = convention.unpoint(crate::decode_octahedral(t[3])).normalize();
+                    let normal = convention.unpoint(crate::types::decode_octahedral(t[3])).normalize();
                     assert!(normal.angle_between(baked.normal(point, row)).to_degrees() < 0.6, "{}", convention.name);
                 }
             }

@@ -6,7 +6,7 @@
 //! Lossless data needs its HDR path (EXR, raw float offsets), which is not written yet
 //! (docs/targets/FORMATS-NOTES.md).
 
-use crate::{Baked, Export, ExportError};
+use crate::types::{Baked, Export, ExportError};
 
 /// The VAT3 soft-body export of a bake: not written yet (see the module's notes).
 pub fn vat3(_bake: &Baked) -> Result<Export, ExportError> {

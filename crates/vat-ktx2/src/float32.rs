@@ -165,7 +165,7 @@ mod tests {
         let texels: Vec<f32> = (0..3 * 2 * 4).map(|i| (i as f32 - 7.5) * 1.0e-3 + f32::EPSILON).collect();
         let image = Rgba32fImage { width: 3, height: 2, texels };
         let bytes = encode_ktx2_rgba32f(&image, &Ktx2Options::default()).unwrap();
-        let header = crate::read_header(&bytes).unwrap();
+        let header = crate::decode::read_header(&bytes).unwrap();
         assert_eq!((header.vk_format, header.type_size, header.width, header.height), (109, 4, 3, 2));
         assert_eq!(header.supercompression_scheme, 2);
         assert_eq!(header.value_str("KTXorientation"), Some("rd"));

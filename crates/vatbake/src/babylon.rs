@@ -55,7 +55,7 @@ pub fn json(rows: &[Vec<Mat4>], clips: &[ClipEntry], mesh_file: &str) -> String 
         "width": (bones + 1) * 4,
         "height": rows.len(),
         "mesh": mesh_file,
-        "generator": crate::bake::GENERATOR,
+        "generator": crate::settings::GENERATOR,
         "clips": clips,
     });
     let mut text = serde_json::to_string(&value).expect("a JSON value always serializes");

@@ -22,7 +22,7 @@ use crate::staging::Staged;
 use crate::texels::{self, Quantizing};
 
 /// The tool's name and version, as written into every output.
-pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
+pub use crate::settings::GENERATOR;
 
 /// The evaluated mesh's size against its skeleton, over the same in bind space
 /// ([`vat_skin::skeleton_size_ratio`]), outside this range means the model came
@@ -171,31 +171,14 @@ pub struct Unwatched;
 
 impl Watch for Unwatched {}
 
-/// Runs the whole bake for one model: load → clips and slots → decimate →
-/// evaluate → bounds → pack (evaluate again, encode, compress) → encode the rest
-/// mesh and description → write, all three files renamed into place together.
-///
-/// ```no_run
-/// let settings = vatbake::BakeOptions::default().settings("fixtures/Fox/Fox.glb".into(), "out".into())?;
-/// let report = vatbake::bake(&settings)?;
-/// assert_eq!(report.points, 1728);
-/// # Ok::<(), vatbake::Error>(())
-/// ```
-pub fn bake(settings: &BakeSettings) -> Result<BakeReport, Error> {
-    bake_watched(settings, &Unwatched)
-}
-
-/// [`bake()`], telling `watch` how it gets on and stopping when it asks.
-pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
-    run(settings, watch).map_err(|e| if watch.cancelled() { Error::cancelled() } else { Error::from(e) })
+/// The error a bake ends with: cancelled when the watch asked it to stop.
+pub(crate) fn outcome(result: Result<BakeReport>, watch: &dyn Watch) -> Result<BakeReport, Error> {
+    result.map_err(|e| if watch.cancelled() { Error::cancelled() } else { Error::from(e) })
 }
 
 /// The bake: one call per stage, in order. Each stage is entered through the
 /// clock (the watch is told, or stops the bake) and timed into the report.
-fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
-    if settings.mode == crate::settings::BakeMode::Bones {
-        return crate::bones::run(settings, watch);
-    }
+pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let started = Instant::now();
     let mut clock = Clock { watch, timings: Timings::default() };
     let mut found = Found::default();
@@ -1091,6 +1074,11 @@ mod tests {
     use super::*;
     use crate::settings::BakeOptions;
     use std::sync::Mutex;
+
+    /// The entry point's vertex bake, as `vatbake::bake_watched` runs it.
+    fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
+        outcome(run(settings, watch), watch)
+    }
 
     /// Everything a watch is told, in order.
     #[derive(Default)]

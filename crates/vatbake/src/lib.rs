@@ -31,6 +31,7 @@ pub mod bake;
 mod bones;
 mod bones_mesh;
 pub mod delta;
+mod entry;
 pub mod error;
 mod export;
 pub mod inspect;
@@ -50,6 +51,7 @@ pub mod verify;
 pub use vat_description as description;
 
 pub use audit::{AuditReport, AuditSettings};
-pub use bake::{bake, bake_watched, BakeReport, Unwatched, Watch, GENERATOR};
+pub use bake::{BakeReport, Unwatched, Watch};
+pub use entry::{bake, bake_watched};
 pub use error::{Error, ErrorKind};
-pub use settings::{BakeMode, BakeOptions, BakeSettings, OutputFormat};
+pub use settings::{BakeMode, BakeOptions, BakeSettings, OutputFormat, GENERATOR};

@@ -52,7 +52,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
                     Some(progress) => progress,
                     None => &bake::Unwatched,
                 };
-                bake::bake_watched(&settings, watch)?
+                vatbake::bake_watched(&settings, watch)?
             };
             if !output.quiet {
                 messages::warnings(report.warnings.iter().map(|w| (None, w)));

@@ -18,7 +18,7 @@ use serde::Serialize;
 use vat_audit::{Finding, Kind};
 
 use crate::audit::{self, AuditReport, AuditSettings, UnitReport};
-use crate::bake::{self, BakeReport, GENERATOR};
+use crate::bake::{BakeReport, GENERATOR};
 use crate::description::{self, check_file_name, Description};
 use crate::error::Error;
 use crate::settings::BakeOptions;
@@ -424,7 +424,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
                 }
             }
         }
-        Ok(Done::Baked(Box::new(bake::bake(&settings)?)))
+        Ok(Done::Baked(Box::new(crate::entry::bake(&settings)?)))
     })();
     match outcome {
         Ok(Done::Baked(report)) => {

@@ -367,6 +367,9 @@ impl BakeSettings {
     }
 }
 
+/// The generator string the files record: `vatbake` and its version.
+pub const GENERATOR: &str = concat!("vatbake ", env!("CARGO_PKG_VERSION"));
+
 /// Rows per second when none is given.
 pub const DEFAULT_FPS: f32 = 30.0;
 /// Widest texture when none is given: desktop GPUs' limit.
