@@ -13,7 +13,7 @@ import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder } from './lib/vat.mjs';
 import { readGlb, readAccessor } from './lib/glb.mjs';
 import { readPng16 } from './lib/png16.mjs';
-import { undoDelta } from '../../docs/examples/three/vat-delta.js';
+import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 const MODELS = [
   'Fox/Fox.glb',

@@ -8,7 +8,7 @@ import * as THREE from 'three';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, octDecode } from './lib/vat.mjs';
 import { loadWithThree, poser, captureRest } from './lib/three-source.mjs';
-import { undoDelta } from '../../docs/examples/three/vat-delta.js';
+import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 const FOX = path.join(FIXTURES, 'Fox/Fox.glb');
 const KENNEY = path.join(FIXTURES, 'Kenney-MiniCharacters/character-female-a.glb');

@@ -15,7 +15,7 @@ import { FloatType } from 'three';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder, octDecode } from './lib/vat.mjs';
 import { readGlb, readAccessor } from './lib/glb.mjs';
-import { undoDelta } from '../../docs/examples/three/vat-delta.js';
+import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 const MODELS = [
   'Fox/Fox.glb',
