@@ -45,6 +45,7 @@ before(async () => {
     ['/three/', path.join(HERE, 'node_modules', 'three')],
     ['/playcanvas/', path.join(HERE, 'node_modules', 'playcanvas')],
     ['/example/node_modules/', path.join(HERE, 'node_modules')],
+    ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')], // harness.js plays the bake through the package
     ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
     ['/fixtures/', path.join(REPO, 'fixtures')],
     ['/bake/', bakeRoot],
