@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launch } from './lib/browser.mjs';
 import { serve } from './lib/server.mjs';
-import { maskIou } from './lib/masks.mjs';
+import { iou } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -108,7 +108,7 @@ for (const fixture of FIXTURES) {
           const time = k / clip.rate;
           const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, time]));
           const b = mask(await page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), time]));
-          const r = maskIou(a, b);
+          const r = iou(a, b);
           assert.ok(r.union > 100, `clip ${clip.name} row ${k}: almost nothing drawn (${r.union} pixels)`);
           if (r.iou < worst.iou) worst = { ...r, clip: clip.name, k };
         }
@@ -123,7 +123,7 @@ for (const fixture of FIXTURES) {
       let control = 2;
       for (const wrong of wrongRows(clip, k)) {
         const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, wrong / clip.rate]));
-        control = Math.min(control, maskIou(a, b).iou);
+        control = Math.min(control, iou(a, b).iou);
       }
       t.diagnostic(`${fixture.name} three.js control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
       assert.ok(control < MIN_IOU, `the control passed: IoU ${control}`);
@@ -141,7 +141,7 @@ for (const fixture of FIXTURES) {
         for (const k of rowsOf(clip)) {
           const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + k));
           const b = mask(await page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]));
-          const r = maskIou(a, b);
+          const r = iou(a, b);
           assert.ok(r.union > 100, `clip ${clip.name} row ${k}: almost nothing drawn (${r.union} pixels)`);
           if (r.iou < worst.iou) worst = { ...r, clip: clip.name, k };
         }
@@ -154,7 +154,7 @@ for (const fixture of FIXTURES) {
       let control = 2;
       for (const wrong of wrongRows(clip, k)) {
         const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + wrong));
-        control = Math.min(control, maskIou(a, b).iou);
+        control = Math.min(control, iou(a, b).iou);
       }
       t.diagnostic(`${fixture.name} Babylon control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
       assert.ok(control < MIN_IOU, `the control passed: IoU ${control}`);

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { launch } from './lib/browser.mjs';
 import { serve } from './lib/server.mjs';
 import { encodePng } from './lib/png.mjs';
+import { decodeMask, iou } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -79,18 +80,6 @@ function bake(fixture) {
   return { dir: out, stem, description: `/bake/${fixture.name}/${stem}.vat.json`, vat: `/bake/${fixture.name}/${stem}.vat`, source: `/fixtures/${fixture.model}` };
 }
 
-const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
-
-function iou(a, b) {
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] && b[i]) inter++;
-    if (a[i] || b[i]) union++;
-  }
-  return union ? inter / union : 0;
-}
-
 function pixels(mask) {
   let n = 0;
   for (const v of mask) if (v) n++;
@@ -150,7 +139,7 @@ for (const fixture of FIXTURES) {
           const time = k / clip.rate;
           const a = decodeMask(await page().evaluate(([c, tt]) => window.players.renderPlayCanvas(c, tt), [clipName, time]));
           const b = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, time, clip.loop]));
-          results.push({ t: time, iou: iou(a, b), px: pixels(a) });
+          results.push({ t: time, iou: iou(a, b).iou, px: pixels(a) });
           writeComparison(path.join(ARTIFACTS, `${fixture.name}-${clipName.replace(/[^A-Za-z0-9._-]+/g, '_')}-row${k}.png`), a, b);
         }
         t.diagnostic(`${fixture.name} "${clipName}": ` + results.map((r) => `t=${r.t.toFixed(3)} IoU ${r.iou.toFixed(4)}`).join(', '));
@@ -166,7 +155,7 @@ for (const fixture of FIXTURES) {
       const time = Math.round((2 / 3) * (clip.rows - 1)) / clip.rate;
       const b = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [clip.merged_from ?? [clip.source_index], time, clip.loop]));
       const a = decodeMask(await page().evaluate(([c, tt]) => window.players.renderPlayCanvas(c, tt, { speed: 1.25 }), [clip.name, time]));
-      const r = iou(a, b);
+      const r = iou(a, b).iou;
       t.diagnostic(`${fixture.name} "${clip.name}" at t=${time.toFixed(3)}, ×1.25: IoU ${r.toFixed(4)}`);
       assert.ok(r < MIN_IOU, `PlayCanvas at ×1.25 still matched three.js (IoU ${r.toFixed(4)})`);
     });

@@ -1,6 +1,6 @@
 // --delta row|second: the example's undoDelta (runtimes/three/src/delta.js) turns
-// the stored texels back into the plain bake's, byte for byte; three.js's stock
-// KTX2Loader reads the stored file as it reads any RGBA16 KTX2.
+// the stored texels back into the plain bake's, byte for byte; the file is read here by
+// ktx-parse, and tests/browser plays a delta bake through three.js's stock KTX2Loader.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -242,20 +242,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         )
     })?;
     let files = clock.stage("write", || write(staged, &encoded, settings))?;
-    let gpu_bytes = playback::gpu_bytes(&encoded.description);
-    if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
-        found.warnings.push(
-            Finding::new(
-                "gpu-budget",
-                format!(
-                    "the texture takes {:.1} MiB of GPU memory, more than the budget of {:.1} MiB",
-                    gpu_bytes as f64 / 1048576.0,
-                    budget as f64 / 1048576.0
-                ),
-            )
-            .advice("lower --points, --fps or --max-frames, or bake fewer --clips"),
-        );
-    }
+    let gpu_bytes = gpu_budget(&encoded.description, settings, &mut found);
     let mut timings = clock.timings;
     timings.total = ms(started);
 
@@ -830,13 +817,9 @@ fn encode(
         format: description::FORMAT.into(),
         format_version: description::FORMAT_VERSION,
         generator: GENERATOR.into(),
-        source: description::Source {
-            file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            sha256: source.sha256.clone(),
-            bytes: source.bytes,
-        },
+        source: recorded_source(source, settings),
         settings: settings.recorded(),
-        axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
+        axes: gltf_axes(),
         target: None,
         points: layout.points as u32,
         rows: layout.rows as u32,
@@ -909,6 +892,40 @@ fn encode(
 /// The array layers of a layered texture; `None` for a plain one.
 fn layers_of(layout: &Layout, settings: &BakeSettings) -> Option<playback::Layers> {
     Some(playback::Layers::of(layout, settings.max_height)).filter(|l| l.count > 1)
+}
+
+/// The GPU memory a bake's texture takes (raw texel bytes of every layer it
+/// uploads), with a `gpu-budget` warning past `--gpu-budget`.
+pub(crate) fn gpu_budget(description: &Description, settings: &BakeSettings, found: &mut Found) -> u64 {
+    let gpu_bytes = playback::gpu_bytes(description);
+    if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
+        found.warnings.push(
+            Finding::new(
+                "gpu-budget",
+                format!(
+                    "the texture takes {:.1} MiB of GPU memory, more than the budget of {:.1} MiB",
+                    gpu_bytes as f64 / 1048576.0,
+                    budget as f64 / 1048576.0
+                ),
+            )
+            .advice("lower --points, --fps or --max-frames, or bake fewer --clips"),
+        );
+    }
+    gpu_bytes
+}
+
+/// The source as a description records it: its file name, SHA-256 and size.
+pub(crate) fn recorded_source(source: &Source, settings: &BakeSettings) -> description::Source {
+    description::Source {
+        file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        sha256: source.sha256.clone(),
+        bytes: source.bytes,
+    }
+}
+
+/// glTF's axes, which every bake's positions are in: +Y up, +Z forward, right-handed, metres.
+pub(crate) fn gltf_axes() -> Axes {
+    Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() }
 }
 
 /// Write: the rest mesh and the description staged beside the texture, then all

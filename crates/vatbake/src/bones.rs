@@ -18,7 +18,7 @@ use vat_skin::RowPose;
 
 use crate::bake::{self, BakeReport, Clock, Found, Source, Timings, Watch, GENERATOR};
 use crate::bones_mesh::{self, BoneMesh};
-use crate::description::{self, Axes, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
+use crate::description::{self, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
 use crate::error::{ms, Error};
 use crate::settings::{BakeSettings, OutputFormat};
 use crate::slots;
@@ -376,6 +376,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         staged.write(&settings.description_file(), &description_json).map_err(output)?;
         Ok(staged.commit().map_err(output)?)
     })?;
+    let gpu_bytes = bake::gpu_budget(&description, settings, &mut found);
     let mut timings = clock.timings;
     timings.total = ms(started);
     Ok(BakeReport {
@@ -390,7 +391,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         texture_bytes: ktx2.len() as u64,
         mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (width * rows.len() * 16) as u64,
-        gpu_bytes: (width * rows.len() * 16) as u64,
+        gpu_bytes,
         precision: max_error,
         size_ratio: posed.size_ratio,
         decimation: None,
@@ -418,13 +419,9 @@ fn describe(
         format: description::FORMAT.into(),
         format_version: description::FORMAT_VERSION,
         generator: GENERATOR.into(),
-        source: description::Source {
-            file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            sha256: source.sha256.clone(),
-            bytes: source.bytes,
-        },
+        source: bake::recorded_source(source, settings),
         settings: settings.recorded(),
-        axes: Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() },
+        axes: bake::gltf_axes(),
         points: model.points.len() as u32,
         rows: height as u32,
         texture: description::Texture {

@@ -7,7 +7,7 @@
 
 use glam::{Vec2, Vec3};
 use serde_json::json;
-use vat_gltf::write::{GlbBuffer, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, UNSIGNED_INT, UNSIGNED_SHORT};
+use vat_gltf::write::{GlbBuffer, ARRAY_BUFFER, UNSIGNED_SHORT};
 use vat_model::{Model, MAX_INFLUENCES};
 
 /// Everything the GLB holds, as plain data.
@@ -64,26 +64,12 @@ pub fn write_glb(mesh: &BoneMesh) -> std::io::Result<Vec<u8>> {
         sets.push((joints, weights));
     }
 
-    let mut primitives = Vec::new();
-    for part in model.parts.iter().filter(|p| p.triangle_count > 0) {
-        let triangles = &model.triangles[part.triangles()];
-        let (data, component) = if vertex_count <= u16::MAX as usize {
-            (triangles.iter().flatten().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_SHORT)
-        } else {
-            (triangles.iter().flatten().flat_map(|&i| i.to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_INT)
-        };
-        let indices = buffer.accessor(&data, Some(ELEMENT_ARRAY_BUFFER), component, triangles.len() * 3, "SCALAR");
-        let mut attributes = json!({ "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0 });
-        for (set, (joints, weights)) in sets.iter().enumerate() {
-            attributes[format!("JOINTS_{set}")] = json!(joints);
-            attributes[format!("WEIGHTS_{set}")] = json!(weights);
-        }
-        let mut primitive = json!({ "attributes": attributes, "indices": indices });
-        if let Some(material) = part.material.filter(|&m| m < model.materials.materials.len()) {
-            primitive["material"] = json!(material);
-        }
-        primitives.push(primitive);
+    let mut attributes = json!({ "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0 });
+    for (set, (joints, weights)) in sets.iter().enumerate() {
+        attributes[format!("JOINTS_{set}")] = json!(joints);
+        attributes[format!("WEIGHTS_{set}")] = json!(weights);
     }
+    let primitives = crate::rest_mesh::primitives(&mut buffer, model, vertex_count, &attributes);
 
     // Node 0 holds the mesh; node 1 is the first matrix's joint and the parent of the
     // others, so the skin has one common root that is itself a joint.

@@ -272,11 +272,6 @@ impl Layers {
     pub fn rows(&self) -> usize {
         self.count as usize * self.height as usize
     }
-
-    /// Raw texel bytes of all layers at `width` texels a row.
-    pub fn gpu_bytes(&self, width: usize) -> u64 {
-        self.rows() as u64 * width as u64 * 8
-    }
 }
 
 /// GPU memory a bake's texture takes, from its description: raw texel bytes of every

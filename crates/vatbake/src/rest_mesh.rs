@@ -63,24 +63,8 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
     };
     let uv1 = attribute((0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect(), "VEC2", 2, false);
 
-    let mut primitives = Vec::new();
-    for part in model.parts.iter().filter(|p| p.triangle_count > 0) {
-        let triangles = &model.triangles[part.triangles()];
-        let (data, component) = if vertex_count <= u16::MAX as usize {
-            (triangles.iter().flatten().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_SHORT)
-        } else {
-            (triangles.iter().flatten().flat_map(|&i| i.to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_INT)
-        };
-        let indices = buffer.accessor(&data, Some(ELEMENT_ARRAY_BUFFER), component, triangles.len() * 3, "SCALAR");
-        let mut primitive = json!({
-            "attributes": { "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0, "TEXCOORD_1": uv1 },
-            "indices": indices,
-        });
-        if let Some(material) = part.material.filter(|&m| m < model.materials.materials.len()) {
-            primitive["material"] = json!(material);
-        }
-        primitives.push(primitive);
-    }
+    let attributes = json!({ "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0, "TEXCOORD_1": uv1 });
+    let primitives = primitives(&mut buffer, model, vertex_count, &attributes);
 
     let mut root = json!({
         "asset": { "version": "2.0", "generator": mesh.generator },
@@ -91,4 +75,30 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
     });
     buffer.carry_materials(&mut root, &model.materials);
     buffer.into_glb(root)
+}
+
+/// One primitive per part with triangles, each with `attributes`, its own indices
+/// (16-bit when the vertices allow) and its material: the rest meshes' shared shape.
+pub(crate) fn primitives(
+    buffer: &mut GlbBuffer,
+    model: &Model,
+    vertex_count: usize,
+    attributes: &serde_json::Value,
+) -> Vec<serde_json::Value> {
+    let mut primitives = Vec::new();
+    for part in model.parts.iter().filter(|p| p.triangle_count > 0) {
+        let triangles = &model.triangles[part.triangles()];
+        let (data, component) = if vertex_count <= u16::MAX as usize {
+            (triangles.iter().flatten().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_SHORT)
+        } else {
+            (triangles.iter().flatten().flat_map(|&i| i.to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_INT)
+        };
+        let indices = buffer.accessor(&data, Some(ELEMENT_ARRAY_BUFFER), component, triangles.len() * 3, "SCALAR");
+        let mut primitive = json!({ "attributes": attributes, "indices": indices });
+        if let Some(material) = part.material.filter(|&m| m < model.materials.materials.len()) {
+            primitive["material"] = json!(material);
+        }
+        primitives.push(primitive);
+    }
+    primitives
 }

@@ -438,23 +438,23 @@ pub struct BakeOptions {
     #[serde(default)]
     pub durable: bool,
     /// Which point each texture column holds: spatial (default) or source.
-    #[serde(default, deserialize_with = "column_order")]
+    #[serde(default, deserialize_with = "parsed")]
     pub column_order: Option<vat_model::ColumnOrder>,
     /// The delta the texture's rows are stored under: none (default), row or second.
-    #[serde(default, deserialize_with = "delta")]
+    #[serde(default, deserialize_with = "parsed")]
     pub delta: Option<crate::delta::Delta>,
     /// Snap positions to the coarsest grid within this distance (model units).
     pub tolerance: Option<f32>,
     /// Keep this many significant bits per position axis (1–16).
     pub bits: Option<u32>,
     /// Another tool's files to write beside the bake: vatbake (none, the default), openvat, vat3, playcanvas.
-    #[serde(default, deserialize_with = "output_format")]
+    #[serde(default, deserialize_with = "parsed")]
     pub format: Option<OutputFormat>,
     /// What the texture holds: vertices (default) or bones.
     #[serde(default, deserialize_with = "parsed")]
     pub mode: Option<BakeMode>,
     /// The engine the bake is for: three (the default), babylon, playcanvas, godot, unity or unreal.
-    #[serde(default, deserialize_with = "target")]
+    #[serde(default, deserialize_with = "parsed")]
     pub target: Option<Target>,
     /// Append a copy of each looping clip's first row after its last.
     #[serde(default)]
@@ -486,16 +486,6 @@ fn same_folder(input: &std::path::Path, out_dir: &std::path::Path) -> bool {
     folder.is_some_and(|f| resolve(f) == resolve(out_dir))
 }
 
-/// A target from its name (`"three"`, …).
-fn target<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Target>, D::Error> {
-    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
-}
-
-/// An output format from its name (`"openvat"`, …).
-fn output_format<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<OutputFormat>, D::Error> {
-    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
-}
-
 /// Any setting from its text.
 fn parsed<'de, D: serde::Deserializer<'de>, T: std::str::FromStr<Err = String>>(
     deserializer: D,
@@ -515,16 +505,6 @@ fn bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64
         Bytes::Count(n) => Ok(Some(n)),
         Bytes::Text(t) => crate::playback::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
     }
-}
-
-/// A delta from its name (`"none"`, `"row"`, `"second"`).
-fn delta<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<crate::delta::Delta>, D::Error> {
-    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
-}
-
-/// A column order from its name (`"spatial"`, `"source"`).
-fn column_order<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<vat_model::ColumnOrder>, D::Error> {
-    String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// A point budget from a number or a string (`4000`, `"4000"`, `"all"`).

@@ -337,7 +337,6 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
     Ok(settings)
 }
 
-/// What one row's comparison found.
 /// The recorded `--root-motion`, as the flag would give it.
 fn root_motion_of(s: &description::Settings) -> Result<crate::playback::RootMotionChoice, String> {
     Ok(crate::playback::RootMotionChoice {
@@ -346,6 +345,7 @@ fn root_motion_of(s: &description::Settings) -> Result<crate::playback::RootMoti
     })
 }
 
+/// What one row's comparison found.
 #[derive(Clone, Copy)]
 struct RowResult {
     max: f32,

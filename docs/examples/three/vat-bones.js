@@ -64,7 +64,7 @@ void boneSample(out vec3 p, out vec3 n) {
 }
 `;
 
-/** Make a built-in material draw the skinned positions and normals (as vat.js's applyVat does). */
+/** Make a built-in material draw the skinned positions and normals (as @vatbake/three's material patch does for vertex bakes). */
 export function applyBones(material, uniforms, { eight = false } = {}) {
   material.defines = { ...material.defines, ...(eight ? { BONES_EIGHT: '' } : {}) };
   material.onBeforeCompile = (shader) => {
@@ -84,7 +84,7 @@ let ktx2Loader = null;
 
 /**
  * Load a bone bake: its description, the rest GLB and the float KTX2 it names.
- * Options as loadVat's in vat.js: { renderer, count = 1, material = null }.
+ * Options like @vatbake/three's loadVat: { renderer, count = 1, material = null }.
  */
 export async function loadBoneVat(descriptionUrl, { renderer, count = 1, material = null } = {}) {
   if (!renderer) throw new Error('vat-bones: loadBoneVat needs { renderer }');
@@ -93,7 +93,7 @@ export async function loadBoneVat(descriptionUrl, { renderer, count = 1, materia
   if (!response.ok) throw new Error(`vat-bones: ${base}: HTTP ${response.status}`);
   const description = await response.json();
   if (!description.bones || description.texture.vk_format !== 109) {
-    throw new Error(`vat-bones: ${base} is not a bone bake (bake with --mode bones); play vertex bakes with vat.js`);
+    throw new Error(`vat-bones: ${base} is not a bone bake (bake with --mode bones); play vertex bakes with @vatbake/three's loadVat`);
   }
   ktx2Loader ??= new KTX2Loader();
   ktx2Loader.detectSupport(renderer);

@@ -68,7 +68,7 @@ export function iou(a, b) {
     if (x) countA++;
     if (y) countB++;
   }
-  return { iou: union ? inter / union : 0, vatPixels: countA, threePixels: countB };
+  return { iou: union ? inter / union : 0, union, vatPixels: countA, threePixels: countB };
 }
 
 /** SIZE × SIZE masks side by side: VAT | three.js | overlay (white both, magenta VAT only, green three.js only). */

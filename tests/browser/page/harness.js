@@ -372,7 +372,7 @@ function relayer({ layerHeight, normals = 'packed' }) {
 
 /**
  * Every texel through the shader: one point per (point, row), drawn with the VAT decode
- * of vat.js (VAT_GLSL) into a float target, against the decode formula evaluated here in
+ * of @vatbake/three (VAT_GLSL) into a float target, against the decode formula evaluated here in
  * float64 on the u16 texels KTX2Loader produced. Rows are reached through the real clip
  * path: per row, clipInfo = its clip, rate 1, time offset k (so f = 0 exactly).
  */
@@ -530,8 +530,8 @@ function unfold(ox, oy) {
   return [ox / len, oy / len, nz / len];
 }
 
-// camera() and vat() are for main's players.js (PlayCanvas): the loaded bake with its
-// VatMesh as `mesh`, as the example's vat.js object had it.
+// camera() and vat() are for players.js (PlayCanvas): the three.js camera, and what
+// loadVat returned for the loaded bake with its VatMesh as `mesh`.
 window.harness = {
   init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck,
   camera: () => camera,
