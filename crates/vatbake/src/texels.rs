@@ -164,7 +164,6 @@ pub fn stream_normal_texels<E: Send>(
 
 /// Fills chunks of `chunk_bytes` (whole image rows) and hands them to `sink` in order;
 /// returns the time spent evaluating and the largest position error [`fill_rows`] measured.
-
 #[allow(clippy::too_many_arguments)]
 fn stream_chunks<E: Send>(
     rig: &Rig,
