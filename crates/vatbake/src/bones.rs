@@ -19,7 +19,7 @@ use vat_skin::RowPose;
 use crate::bake::{self, BakeReport, Clock, Found, Source, Timings, Watch, GENERATOR};
 use crate::bones_mesh::{self, BoneMesh};
 use crate::description::{self, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
-use crate::error::{ms, Error};
+use crate::error::Error;
 use crate::settings::{BakeSettings, OutputFormat};
 use crate::slots;
 use crate::staging::Staged;
@@ -281,23 +281,22 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     let (bind_positions, bind_normals) = bind_pose(&posed.rig);
 
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
-    let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
     let packed = clock.stage("pack", || {
-        let at = Instant::now();
-        let rows: Vec<Vec<Mat4>> = posed.poses.par_iter().map(|pose| palette.row(pose)).collect();
-        let evaluated = ms(at);
-        let at = Instant::now();
-        let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels: texels(&rows) };
-        let options = vat_ktx2::Ktx2Options {
-            zstd_level: settings.zstd_level,
-            writer: GENERATOR.to_string(),
-            ..Default::default()
-        };
-        let ktx2 = vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?;
-        let compressed = ms(at);
-        let at = Instant::now();
-        staged.write(&settings.texture_file(), &ktx2).map_err(output)?;
-        Ok((rows, ktx2, (evaluated, compressed, ms(at))))
+        bake::stage_in_memory(
+            &mut staged,
+            &settings.texture_file(),
+            || posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>(),
+            |rows| {
+                let texels = texels(&rows);
+                let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels };
+                let options = vat_ktx2::Ktx2Options {
+                    zstd_level: settings.zstd_level,
+                    writer: GENERATOR.to_string(),
+                    ..Default::default()
+                };
+                Ok((vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?, rows))
+            },
+        )
     })?;
     let (rows, ktx2, parts_ms) = packed;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = parts_ms;
@@ -351,38 +350,21 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         Ok((glb, description, description_json, babylon.zip(babylon_file)))
     })?;
     let (glb, description, description_json, babylon) = encoded;
-    let files = clock.stage("write", || {
-        if let Some((json, name)) = &babylon {
-            staged.write(name, json.as_bytes()).map_err(output)?;
-        }
-        staged.write(&settings.mesh_file(), &glb).map_err(output)?;
-        staged.write(&settings.description_file(), &description_json).map_err(output)?;
-        Ok(staged.commit().map_err(output)?)
-    })?;
-    let gpu_bytes = bake::gpu_budget(&description, settings, &mut found);
-    let mut timings = clock.timings;
-    timings.total = ms(started);
-    Ok(BakeReport {
-        description_file: settings.out_dir.join(settings.description_file()),
-        files,
-        points: description.points,
-        rows: description.rows,
-        clips: description.clips.len(),
-        width: description.texture.width,
-        height: description.texture.height,
-        bands: 1,
+    let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
+    let mut files: Vec<(&str, &[u8])> = Vec::new();
+    if let Some((json, name)) = &babylon {
+        files.push((name, json.as_bytes()));
+    }
+    files.extend([(mesh_file.as_str(), glb.as_slice()), (&description_file, &description_json)]);
+    let files = clock.stage("write", || bake::commit(staged, &files))?;
+    let outcome = bake::Outcome {
         texture_bytes: ktx2.len() as u64,
         mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (width * rows.len() * 16) as u64,
-        gpu_bytes,
-        precision: max_error,
         size_ratio: posed.size_ratio,
         decimation: None,
-        notes: found.notes,
-        timings_ms: timings,
-        warnings: found.warnings,
-        description,
-    })
+    };
+    Ok(BakeReport::new(description, files, outcome, found, clock.timings, started, settings))
 }
 
 /// The description of a bone bake.
