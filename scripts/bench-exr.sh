@@ -1,6 +1,6 @@
 #!/bin/bash
 # The --target godot EXR of Fox and CesiumMan (default settings): its bytes and the median
-# time of `vat_export::exr_rgba32f` over 11 rewrites of the same texels (the texels read back
+# time of `vat_export::exr_rgba32f` over 21 rewrites on one core of the same texels (the texels read back
 # from the baked EXR with the `exr` crate; "same" when the rewrite is the baked file byte for byte).
 # Usage: scripts/bench-exr.sh; needs VATBAKE_BIN (default target/release/vatbake).
 # Prints one line per model: file width height file_bytes rewrite_bytes same|differ median_ms
@@ -13,6 +13,6 @@ for m in fixtures/Fox/Fox.glb fixtures/CesiumMan/glTF-Binary/CesiumMan.glb; do
   n=$(basename "$m" .glb)
   rm -rf "$out/$n"
   "$B" bake "$m" -o "$out/$n" --target godot -q
-  "${CARGO_TARGET_DIR:-target}/release/examples/exr_write" "$out/$n/$n-godot.exr" 11
+  taskset -c 0 "${CARGO_TARGET_DIR:-target}/release/examples/exr_write" "$out/$n/$n-godot.exr" 21
 done
 rm -rf "$out"
