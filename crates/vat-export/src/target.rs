@@ -187,11 +187,30 @@ pub fn convert(baked: &Baked, convention: &Convention) -> Converted {
 /// Scanlines per chunk of a ZIP-compressed OpenEXR file.
 pub const EXR_ZIP_LINES: usize = 16;
 
+/// A channel value [`exr_rgba32f`] writes: a 16-bit texel as `t / 65535` (exact in a
+/// float), a float as it is.
+pub trait ExrChannel: Copy {
+    fn exr_value(self) -> f32;
+}
+
+impl ExrChannel for u16 {
+    fn exr_value(self) -> f32 {
+        self as f32 / 65535.0
+    }
+}
+
+impl ExrChannel for f32 {
+    fn exr_value(self) -> f32 {
+        self
+    }
+}
+
 /// An OpenEXR image, single part, scanlines, ZIP compression (16 lines a chunk), channels
-/// A B G R as 32-bit floats holding `t / 65535` (exact in a float): a 16-bit texel's every
-/// bit, which an engine imports as a float texture (Godot RGBAF, Unity RGBAFloat, Unreal
-/// HDR_F32). Deterministic: the same texels give the same bytes.
-pub fn exr_rgba32f(width: usize, height: usize, texels: &[u16]) -> Vec<u8> {
+/// A B G R as 32-bit floats, from RGBA values top row first: 16-bit texels as `t / 65535`
+/// (a texel's every bit, which an engine imports as a float texture: Godot RGBAF, Unity
+/// RGBAFloat, Unreal HDR_F32), or floats as they are (`--format vat3`'s offsets).
+/// Deterministic: the same values give the same bytes.
+pub fn exr_rgba32f<T: ExrChannel>(width: usize, height: usize, texels: &[T]) -> Vec<u8> {
     const FLOAT: i32 = 2;
     const ZIP: u8 = 3;
     let mut header = Vec::new();
@@ -233,7 +252,7 @@ pub fn exr_rgba32f(width: usize, height: usize, texels: &[u16]) -> Vec<u8> {
                 let row = &texels[y * width * 4..(y + 1) * width * 4];
                 for channel in [3, 2, 1, 0] {
                     for x in 0..width {
-                        raw.extend_from_slice(&(row[x * 4 + channel] as f32 / 65535.0).to_le_bytes());
+                        raw.extend_from_slice(&row[x * 4 + channel].exr_value().to_le_bytes());
                     }
                 }
             }

@@ -122,6 +122,8 @@ pub struct MeshRequest {
     pub file: String,
     /// TEXCOORD_1 of every point (glTF convention: v = 0 at the image's top row).
     pub uv1: Vec<Vec2>,
+    /// One primitive per material (the parts that share one merged) instead of one per part.
+    pub merge_materials: bool,
 }
 
 /// What a format writes.
@@ -138,9 +140,6 @@ pub enum ExportError {
     /// Too many texels, points or rows for the format's limits; the message says which and what to change.
     #[error("{0}")]
     TooLarge(String),
-    /// The format is named but not written yet; the message says what to use instead.
-    #[error("{0}")]
-    Unsupported(String),
     /// The PNG encoder failed.
     #[error("cannot encode a PNG: {0}")]
     Png(#[from] vat_ktx2::Ktx2Error),

@@ -112,9 +112,7 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
     };
     let model = finished.model;
     let export = with_baked(finished, settings, writer).map_err(|e| match e {
-        vat_export::ExportError::TooLarge(message) | vat_export::ExportError::Unsupported(message) => {
-            Error::usage(message)
-        }
+        vat_export::ExportError::TooLarge(message) => Error::usage(message),
         other => Error::output(format!("--format {}: {other}", settings.format)),
     })?;
     let mut files: Vec<(String, Vec<u8>)> = export.files.into_iter().map(|f| (f.name, f.bytes)).collect();
@@ -131,6 +129,7 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
             bounds_min: finished.bounds_min,
             bounds_max: finished.bounds_max,
             uv1: Some(uv1),
+            merge_materials: mesh.merge_materials,
         })
         .with_context(|| format!("cannot encode the {} mesh", settings.format))?;
         files.push((mesh.file, glb));
