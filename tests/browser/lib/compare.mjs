@@ -16,13 +16,16 @@ const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * Serve the harness page, three, the runtime package, the example, the fixtures and a
  * fresh bake folder on 127.0.0.1; open headless Chromium on the harness, page errors
  * echoed. Resolves to { browser, server, bakeRoot } once the harness is ready.
+ * `page`: another page of page/ that loads harness.js; `mounts`: more [prefix, dir];
+ * `three`: the folder of another three.js package to serve as /three/.
  */
-export async function openHarness(BIN, REPO) {
+export async function openHarness(BIN, REPO, { page: pageName = 'harness.html', mounts = [], three = null } = {}) {
   if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
   const bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
   const server = await serve([
+    ...mounts,
     ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(HERE, 'node_modules', 'three')],
+    ['/three/', three ?? path.join(HERE, 'node_modules', 'three')],
     ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
     ['/example/node_modules/@vatbake/three/', path.join(REPO, 'runtimes', 'three')], // the example's file: dependency
     ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')],
@@ -37,7 +40,7 @@ export async function openHarness(BIN, REPO) {
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') console.error(`[page ${m.type()}] ${m.text()}`);
   });
-  await page.goto(`${server.url}/harness/harness.html`);
+  await page.goto(`${server.url}/harness/${pageName}`);
   await page.waitForFunction(() => window.harnessReady === true);
   return { browser, server, bakeRoot };
 }
