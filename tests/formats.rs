@@ -2,7 +2,8 @@
 //! same bytes as no flag; each format writes the files its players expect, named as
 //! they expect them; a wrong name is a usage error (exit 2) that lists the choices
 //! (in a roster, that unit fails with the same message). Decoding each format in its players is
-//! in tests/browser/players.test.mjs (PlayCanvas) and tests/js/openvat.test.mjs.
+//! in tests/browser/players.test.mjs (PlayCanvas), tests/browser/three-vat.test.mjs (VAT 3),
+//! tests/js/openvat.test.mjs and tests/js/vat3.test.mjs.
 
 mod common;
 
