@@ -337,8 +337,8 @@ fn vat3_holds_every_offset_frame_major_and_unit_quaternions() {
         let (x, band) = (column % width, column / width);
         let at = |frame: usize| (frame * bands + band) * width + x;
         for frame in 0..rows {
-            for axis in 0..3 {
-                let stored = pos[at(frame)][axis] as f64 - pos[at(0)][axis] as f64;
+            for (axis, (now, first)) in pos[at(frame)].iter().zip(pos[at(0)]).take(3).enumerate() {
+                let stored = *now as f64 - first as f64;
                 worst = worst.max((stored - (decode(column, frame, axis) - decode(column, 0, axis))).abs());
             }
             let q = rot[at(frame)];

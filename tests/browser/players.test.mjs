@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { launch } from './lib/browser.mjs';
 import { serve } from './lib/server.mjs';
 import { encodePng } from './lib/png.mjs';
-import { decodeMask, iou } from './lib/compare.mjs';
+import { checkedRows, decodeMask, iou } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -131,9 +131,7 @@ for (const fixture of FIXTURES) {
       test(`clip "${clipName}": PlayCanvas and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
         const clip = description.clips.find((c) => c.name === clipName);
         assert.ok(clip, `clip "${clipName}" is in the description`);
-        const sources = clip.merged_from ?? [clip.source_index];
-        const last = clip.rows - 1;
-        const rows = [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+        const { sources, rows } = checkedRows(clip);
         const results = [];
         for (const k of rows) {
           const time = k / clip.rate;

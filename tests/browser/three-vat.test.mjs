@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bakeFixture, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
+import { bakeFixture, checkedRows, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -61,8 +61,7 @@ describe('three-vat plays --format vat3', { skip }, () => {
     });
     await page().waitForFunction(() => window.threeVatReady === true);
     await page().evaluate((s) => window.harness.init(s), SIZE);
-    const info = await page().evaluate((s) => window.threeVat.initThreeVat(s), SIZE);
-    console.log(`# three.js r${info.three}`);
+    console.log(`# three.js r${await page().evaluate(() => window.threeVat.revision)}`);
   });
 
   after(async () => {
@@ -111,9 +110,7 @@ describe('three-vat plays --format vat3', { skip }, () => {
         test(`clip "${clipName}": three-vat and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
           const clip = description.clips.find((c) => c.name === clipName);
           assert.ok(clip, `clip "${clipName}" is in the description`);
-          const sources = clip.merged_from ?? [clip.source_index];
-          const last = clip.rows - 1;
-          const rows = [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+          const { sources, rows } = checkedRows(clip);
           const results = [];
           for (const k of rows) {
             const time = k / clip.rate;

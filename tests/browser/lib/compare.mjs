@@ -58,6 +58,12 @@ export function bakeFixture(BIN, bakeRoot, REPO, fixture) {
 
 export const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
 
+/** A clip's source animations and the rows the player tests show: first, a third, two thirds, last. */
+export function checkedRows(clip) {
+  const last = clip.rows - 1;
+  return { sources: clip.merged_from ?? [clip.source_index], rows: [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])] };
+}
+
 export function iou(a, b) {
   let inter = 0;
   let union = 0;

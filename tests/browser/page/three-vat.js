@@ -2,24 +2,13 @@
 // its code in this repository) playing a `--format vat3` export: its VATLoader reads the
 // folder `<root><name>/` (`<name>_data.json`, `_mesh.glb`, `_pos/_rot/_col.exr`) and its
 // VATEffect patches the mesh's material, here a flat white one, drawn with harness.js's
-// camera on a canvas of its own so the masks compare with harness.js's source playback.
+// renderer and camera so the masks compare with harness.js's source playback.
 import * as THREE from 'three';
 import { VATLoader } from '/three-vat/VATLoader.js';
 import { VATEffect } from '/three-vat/VATEffect.js';
+import { readMask } from './mask.js';
 
-let renderer = null;
-let size = 0;
 let unit = null;
-
-function initThreeVat(canvasSize) {
-  size = canvasSize;
-  renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
-  renderer.setPixelRatio(1);
-  renderer.setSize(size, size);
-  renderer.setClearColor(0x000000, 1);
-  document.body.appendChild(renderer.domElement);
-  return { three: THREE.REVISION };
-}
 
 /** VATLoader.load(root, name), then VATEffect on the first mesh it found (the loader's choice). */
 async function loadThreeVat(root, name) {
@@ -48,20 +37,6 @@ async function loadThreeVat(root, name) {
   };
 }
 
-function readMask() {
-  const gl = renderer.getContext();
-  const rgba = new Uint8Array(size * size * 4);
-  gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-  const mask = new Uint8Array(size * size);
-  for (let y = 0; y < size; y++) {
-    const src = (size - 1 - y) * size * 4;
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
-  }
-  let s = '';
-  for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
 /**
  * Frame `frame` through the player's own clock: playback off and its display frame set
  * (`setEnabled(false)`, `u_displayFrame`), or, with `time`, playback on at that time.
@@ -76,9 +51,10 @@ function renderThreeVat({ frame = 0, time = null } = {}) {
     effect.setEnabled(true);
     effect.update(time);
   }
+  const renderer = window.harness.renderer();
   renderer.render(scene, window.harness.camera());
-  return readMask();
+  return readMask(renderer.getContext(), renderer.domElement.width);
 }
 
-window.threeVat = { initThreeVat, loadThreeVat, renderThreeVat };
+window.threeVat = { loadThreeVat, renderThreeVat, revision: THREE.REVISION };
 window.threeVatReady = true;
