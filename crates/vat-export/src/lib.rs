@@ -22,8 +22,8 @@
 //! let baked = Baked {
 //!     name: "unit", generator: "vatbake", fps: 30.0, texels: &texels, width: 1, rows: 2, bands: 1,
 //!     point_columns: &[0], center: [0.0; 3], half_extent: [1.0; 3],
-//!     rest_positions: &[Vec3::ZERO], rest_normals: &[Vec3::Y], uv0: &[Vec2::ZERO],
-//!     triangles: &[], clips: &[ClipSpan { name: "idle".into(), row: 0, rows: 2, duration: 1.0, rate: 1.0 }],
+//!     rest_positions: &[Vec3::ZERO], uv0: &[Vec2::ZERO],
+//!     triangles: &[], clips: &[ClipSpan { name: "idle".into(), row: 0, rows: 2, duration: 1.0 }],
 //! };
 //! let export = vat_export::playcanvas(&baked)?;
 //! assert_eq!(export.files[0].name, "unit.vat");
@@ -42,4 +42,4 @@ pub use playcanvas::playcanvas;
 pub use target::{convention, convert, exr_rgba32f, Convention, Converted, CONVENTIONS};
 pub use vat3::vat3;
 
-pub use types::{decode_octahedral, Baked, ClipSpan, Export, ExportError, ExportFile, MeshRequest};
+pub use types::{Baked, ClipSpan, Export, ExportError, ExportFile, MeshRequest};

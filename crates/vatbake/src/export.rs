@@ -40,7 +40,6 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
             row: c.row as usize,
             rows: c.rows as usize,
             duration: c.duration,
-            rate: c.rate,
         })
         .collect();
     then(&vat_export::Baked {
@@ -55,7 +54,6 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
         center: finished.center.to_array(),
         half_extent: finished.half_extent.to_array(),
         rest_positions: &finished.rest.0,
-        rest_normals: &finished.rest.1,
         uv0: &model.points.uv0,
         triangles: &model.triangles,
         clips: &clips,
