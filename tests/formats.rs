@@ -347,3 +347,29 @@ fn vat3_holds_every_offset_frame_major_and_unit_quaternions() {
     }
     assert!(worst < 1e-5, "a stored offset is {worst} from the bake's");
 }
+
+#[test]
+fn vat3_past_16384_lines_is_refused_with_what_to_change_and_nothing_written() {
+    // Fox in bands of 8 columns: 216 bands × 162 frames = 34992 lines.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fox");
+    let model = fixture("Fox/Fox.glb");
+    let o = vatbake(&[
+        "bake",
+        model.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--format",
+        "vat3",
+        "--max-width",
+        "8",
+    ]);
+    let message = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("--format vat3: 1728 points in 216 band(s) of 8 columns × 162 frames need a 8×34992 texture")
+            && message.contains("raise --max-width"),
+        "{message}"
+    );
+    assert!(!out.exists() || files(&out).is_empty(), "nothing written: {:?}", files(&out));
+}

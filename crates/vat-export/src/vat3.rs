@@ -30,8 +30,7 @@ use serde_json::json;
 use crate::target::exr_rgba32f;
 use crate::types::{json_indent4, Baked, Export, ExportError, ExportFile, MeshRequest};
 
-/// The tallest and widest texture written: WebGL 2's usual `MAX_TEXTURE_SIZE`, Unity's and
-/// Unreal's limit.
+/// The tallest and widest texture written: the largest Unity's and Unreal's importers take.
 const TEXTURE_LIMIT: usize = 16384;
 
 /// The unit quaternion `[x, y, z, w]` turning (0, 1, 0) into `n` along the shortest arc;
@@ -89,8 +88,8 @@ fn images(bake: &Baked) -> Result<Images, ExportError> {
     if height > TEXTURE_LIMIT || width > TEXTURE_LIMIT {
         return Err(ExportError::TooLarge(format!(
             "--format vat3: {points} points in {bands} band(s) of {width} columns × {frames} frames need a \
-             {width}×{height} texture, over the {TEXTURE_LIMIT}×{TEXTURE_LIMIT} that WebGL, Unity and Unreal load: \
-             lower --fps, --max-frames or --points"
+             {width}×{height} texture, over the {TEXTURE_LIMIT}×{TEXTURE_LIMIT} that Unity's and Unreal's importers take: \
+             raise --max-width, or lower --fps, --max-frames or --points"
         )));
     }
     let mut positions = vec![0f32; width * height * 4];
