@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { DataUtils, FloatType, HalfFloatType } from 'three';
+import validator from 'gltf-validator';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder } from './lib/vat.mjs';
 import { glbAttribute, readGlb } from './lib/glb.mjs';
@@ -100,6 +101,8 @@ for (const model of MODELS) {
 
     // The mesh as three-vat takes it: the first mesh three.js's GLTFLoader makes, uv1 its lookup uv.
     const meshFile = path.join(dir, `${stem}_mesh.glb`);
+    const report = await validator.validateBytes(new Uint8Array(fs.readFileSync(meshFile)), { uri: 'mesh.glb', maxIssues: 0, writeTimestamp: false });
+    assert.equal(report.issues.numErrors, 0, `gltf-validator: ${JSON.stringify(report.issues.messages.slice(0, 3))}`);
     const { gltf } = await loadWithThree(meshFile);
     const meshes = [];
     gltf.scene.traverse((o) => o.isMesh && meshes.push(o));
