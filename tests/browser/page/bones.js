@@ -9,6 +9,7 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { loadBoneVat } from '/example/vat-bones.js';
 import * as BABYLON from '@babylonjs/core/index.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
+import { readMask as readMaskOf } from './mask.js';
 
 let size;
 const three = { renderer: null, camera: null, bones: null, bonesScene: null, source: null };
@@ -29,19 +30,8 @@ function init(canvasSize) {
   return { babylonWebGL: babylon.engine.webGLVersion, babylonVersion: BABYLON.Engine.Version, threeRevision: THREE.REVISION };
 }
 
-/** Mask of a WebGL context's drawing buffer, top row first, base64 of 1 byte per pixel. */
-function readMask(gl) {
-  const rgba = new Uint8Array(size * size * 4);
-  gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-  const mask = new Uint8Array(size * size);
-  for (let y = 0; y < size; y++) {
-    const src = (size - 1 - y) * size * 4;
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
-  }
-  let s = '';
-  for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
-  return btoa(s);
-}
+/** Mask of a WebGL context's drawing buffer (mask.js). */
+const readMask = (gl) => readMaskOf(gl, size);
 
 /** Camera position and target framing the description's bounds (glTF axes), front-right above. */
 function framing(description) {

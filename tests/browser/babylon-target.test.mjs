@@ -1,0 +1,121 @@
+// `--target babylon` played in Babylon.js (npm, pinned) in headless Chromium, as
+// docs/targets/babylon.md tells a user to: the rest GLB through Babylon's glTF loader in
+// its default mode (the scene left-handed, the loader's __root__ node converting), the
+// KTX2 read with ktx-parse + fzstd into an RGBA16UI RawTexture, and the doc's own vertex
+// shader (cut from the Markdown here) in a ShaderMaterial. Compared by silhouette with
+// three.js's SkinnedMesh playback of the source (page/harness.js) through the same view,
+// at the first row, the thirds and the last row of every clip. A control draws rows a
+// quarter to half the clip away and must fall below the bar. Images go to
+// artifacts/babylon-target/.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { browserSession, decodeMask, iou, writeComparison } from './lib/compare.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '..', '..');
+const ARTIFACTS = path.join(HERE, 'artifacts', 'babylon-target');
+const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
+const SIZE = 256;
+// The other players' bar (playback, players, bones): on a stored row the unit shows what
+// three.js shows, up to edge pixels rasterized differently.
+const MIN_IOU = 0.98;
+
+const FIXTURES = [
+  { name: 'Fox', model: 'Fox/Fox.glb', control: { clip: 'Run', at: 2 / 3 } },
+  { name: 'CesiumMan', model: 'CesiumMan/glTF-Binary/CesiumMan.glb', control: { clip: 'animation_0', at: 1 / 3 } },
+  { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', control: { clip: 'die', at: 1 / 2 } },
+  { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', control: { clip: 'jump', at: 2 / 3 } },
+  { name: 'MorphStressTest', model: 'MorphStressTest/MorphStressTest.gltf', control: { clip: 'TheWave', at: 2 / 3 } },
+];
+
+/** The doc's playback vertex shader: the first ```glsl block under "## Playback". */
+function docVertexShader() {
+  const doc = fs.readFileSync(path.join(REPO, 'docs', 'targets', 'babylon.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## Playback'));
+  const block = /```glsl\n([\s\S]*?)```/.exec(section);
+  assert.ok(block, 'docs/targets/babylon.md has a ```glsl block under "## Playback"');
+  return block[1];
+}
+
+const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
+const wrongRows = (clip, k) => [4, 3, 2].map((d) => (k + Math.round(clip.rows / d)) % clip.rows);
+const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
+const fileName = (s) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+
+const results = {};
+const session = browserSession({
+  BIN, REPO, artifacts: ARTIFACTS, size: SIZE, results,
+  modules: ['harness', 'babylon-target'],
+  async init(page) {
+    await page.evaluate((s) => window.harness.init(s), SIZE);
+    const info = await page.evaluate((s) => window.babylonTarget.init(s), SIZE);
+    console.log(`# Babylon.js ${info.version} on WebGL ${info.webgl}`);
+  },
+});
+const vertexSource = docVertexShader();
+
+for (const fixture of FIXTURES) {
+  describe(`Babylon.js plays --target babylon: ${fixture.name}`, () => {
+    test('the doc\'s loader, texture and shader match three.js\'s skinned playback of the source', async (t) => {
+      const page = session.page();
+      const { urls, description } = await session.bake({ ...fixture, args: ['--target', 'babylon'] });
+      assert.equal(description.target?.name, 'babylon', 'the description records the target');
+      const info = await page.evaluate((o) => window.babylonTarget.load(o), { base: urls.base, description, vertexSource });
+      t.diagnostic(`${fixture.name}: ${JSON.stringify(info)}`);
+      // What the doc promises: vkFormat 91 (R16G16B16A16_UNORM) + Zstd, read back whole;
+      // an RGBA16UI texture (RGBA_INTEGER, UNSIGNED_SHORT); the meshes under __root__,
+      // which mirrors z (scale −1) after a half turn about y; the scene left-handed.
+      assert.equal(info.vkFormat, 91);
+      assert.equal(info.supercompression, 2);
+      assert.deepEqual([info.width, info.height], [description.texture.width, description.texture.height]);
+      assert.ok(info.maxTexel > 255, `texels above 8 bits reach the upload (max ${info.maxTexel})`);
+      assert.equal(info.internalFormat, 11, 'TEXTUREFORMAT_RGBA_INTEGER');
+      assert.equal(info.textureType, 5, 'TEXTURETYPE_UNSIGNED_SHORT');
+      assert.ok(info.parentedUnderRoot, 'the rest meshes sit under the loader\'s __root__ node');
+      assert.deepEqual(info.rootScaling, [1, 1, -1]);
+      assert.equal(info.rightHanded, false);
+
+      const rows = [];
+      let unconverted = { iou: 2 };
+      for (const clip of description.clips) {
+        for (const k of rowsOf(clip)) {
+          const time = k / clip.rate;
+          const a = decodeMask(await page.evaluate((row) => window.babylonTarget.render(row), clip.row + k));
+          const b = decodeMask(await page.evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sourcesOf(clip), time, clip.loop]));
+          const r = iou(a, b);
+          // Control: the same row without the __root__ node's conversion (glTF's numbers taken
+          // as left-handed ones: the unit mirrored). A pose symmetric about the mirror plane
+          // cannot show it, so the lowest IoU over the rows must fall below the bar.
+          const mirrored = iou(decodeMask(await page.evaluate((row) => window.babylonTarget.render(row, { convert: false }), clip.row + k)), b).iou;
+          if (mirrored < unconverted.iou) unconverted = { iou: mirrored, clip: clip.name, row: k };
+          rows.push({ clip: clip.name, row: k, t: time, iou: r.iou, babylonPixels: r.vatPixels, threePixels: r.threePixels });
+          writeComparison(SIZE, path.join(ARTIFACTS, fixture.name, `${fileName(clip.name)}-row${k}.png`), a, b);
+          assert.ok(r.vatPixels > 0.002 * SIZE * SIZE, `clip ${clip.name} row ${k}: Babylon drew (almost) nothing: ${r.vatPixels} pixels`);
+        }
+      }
+      const sorted = rows.map((r) => r.iou).sort((x, y) => x - y);
+      const worst = rows.find((r) => r.iou === sorted[0]);
+      const median = sorted[Math.floor(sorted.length / 2)];
+      t.diagnostic(`${fixture.name}: ${rows.length} frames, IoU min ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.row}), median ${median.toFixed(4)}`);
+      results[fixture.name] = { rows, min: worst.iou, median };
+      assert.ok(worst.iou >= MIN_IOU, `clip ${worst.clip} row ${worst.row}: IoU ${worst.iou.toFixed(4)} < ${MIN_IOU}`);
+
+      // Control: the wrong rows must not pass.
+      const clip = description.clips.find((c) => c.name === fixture.control.clip);
+      const k = Math.round(fixture.control.at * (clip.rows - 1));
+      const b = decodeMask(await page.evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sourcesOf(clip), k / clip.rate, clip.loop]));
+      let control = 2;
+      for (const wrong of wrongRows(clip, k)) {
+        const a = decodeMask(await page.evaluate((row) => window.babylonTarget.render(row), clip.row + wrong));
+        control = Math.min(control, iou(a, b).iou);
+      }
+      results[fixture.name].control = { wrongRows: control, unconverted: unconverted.iou };
+      t.diagnostic(`${fixture.name} controls: "${clip.name}" rows a quarter to half the clip off from row ${k}: IoU ${control.toFixed(4)}; without __root__'s conversion, lowest over the rows: IoU ${unconverted.iou.toFixed(4)} ("${unconverted.clip}" row ${unconverted.row})`);
+      assert.ok(control < MIN_IOU, `the wrong-row control passed: IoU ${control}`);
+      assert.ok(unconverted.iou < MIN_IOU, `the unconverted control passed on every row: IoU ≥ ${unconverted.iou}`);
+    });
+  });
+}
