@@ -1,12 +1,12 @@
 // `--target babylon` played in Babylon.js (npm, pinned) in headless Chromium, as
 // docs/targets/babylon.md tells a user to: the rest GLB through Babylon's glTF loader in
 // its default mode (the scene left-handed, the loader's __root__ node converting), the
-// KTX2 read with ktx-parse + fzstd into an RGBA16UI RawTexture, and the doc's own vertex
-// shader (cut from the Markdown here) in a ShaderMaterial. Compared by silhouette with
+// KTX2 read with ktx-parse + fzstd into an RGBA16UI RawTexture, and the doc's own
+// shaders (cut from the Markdown here) in a ShaderMaterial. Compared by silhouette with
 // three.js's SkinnedMesh playback of the source (page/harness.js) through the same view,
-// at the first row, the thirds and the last row of every clip. A control draws rows a
-// quarter to half the clip away and must fall below the bar. Images go to
-// artifacts/babylon-target/.
+// at the first row, the thirds and the last row of every clip. Controls: rows a quarter
+// to half the clip away, and the right rows without the __root__ node's conversion (the
+// unit mirrored), must fall below the bar. Images go to artifacts/babylon-target/.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -31,13 +31,17 @@ const FIXTURES = [
   { name: 'MorphStressTest', model: 'MorphStressTest/MorphStressTest.gltf', control: { clip: 'TheWave', at: 2 / 3 } },
 ];
 
-/** The doc's playback vertex shader: the first ```glsl block under "## Playback". */
-function docVertexShader() {
+/**
+ * The doc's playback shaders: the first ```glsl block under "## Playback" (the vertex
+ * shader) and the `fragmentSource` string of the ```js block after it.
+ */
+function docShaders() {
   const doc = fs.readFileSync(path.join(REPO, 'docs', 'targets', 'babylon.md'), 'utf8');
   const section = doc.slice(doc.indexOf('\n## Playback'));
-  const block = /```glsl\n([\s\S]*?)```/.exec(section);
-  assert.ok(block, 'docs/targets/babylon.md has a ```glsl block under "## Playback"');
-  return block[1];
+  const vertex = /```glsl\n([\s\S]*?)```/.exec(section);
+  const fragment = /const fragmentSource = `([\s\S]*?)`;/.exec(section);
+  assert.ok(vertex && fragment, 'docs/targets/babylon.md has a ```glsl vertex shader and a fragmentSource under "## Playback"');
+  return { vertexSource: vertex[1], fragmentSource: fragment[1] };
 }
 
 const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
@@ -55,7 +59,7 @@ const session = browserSession({
     console.log(`# Babylon.js ${info.version} on WebGL ${info.webgl}`);
   },
 });
-const vertexSource = docVertexShader();
+const shaders = docShaders();
 
 for (const fixture of FIXTURES) {
   describe(`Babylon.js plays --target babylon: ${fixture.name}`, () => {
@@ -63,7 +67,7 @@ for (const fixture of FIXTURES) {
       const page = session.page();
       const { urls, description } = await session.bake({ ...fixture, args: ['--target', 'babylon'] });
       assert.equal(description.target?.name, 'babylon', 'the description records the target');
-      const info = await page.evaluate((o) => window.babylonTarget.load(o), { base: urls.base, description, vertexSource });
+      const info = await page.evaluate((o) => window.babylonTarget.load(o), { base: urls.base, description, ...shaders });
       t.diagnostic(`${fixture.name}: ${JSON.stringify(info)}`);
       // What the doc promises: vkFormat 91 (R16G16B16A16_UNORM) + Zstd, read back whole;
       // an RGBA16UI texture (RGBA_INTEGER, UNSIGNED_SHORT); the meshes under __root__,

@@ -2,7 +2,7 @@
 // user to: the rest GLB through Babylon's own glTF loader (default coordinate mode, the
 // scene left-handed, so the loader's __root__ node converts), the KTX2's level read with
 // ktx-parse and fzstd, the delta undone (@vatbake/three/delta), a RawTexture of RGBA16UI
-// texels, and a ShaderMaterial whose vertex shader is the doc's own (node hands it over,
+// texels, and a ShaderMaterial whose shaders are the doc's own (node hands them over,
 // cut from the Markdown). Runs beside harness.js, whose three.js camera it copies
 // (mirrored into Babylon's space by the __root__ node's matrix) and whose source playback
 // the silhouettes are compared with (window.babylonTarget).
@@ -12,13 +12,6 @@ import { read } from 'ktx-parse';
 import { decompress } from 'fzstd';
 import { undoDelta } from '@vatbake/three/delta';
 import { readMask } from './mask.js';
-
-// A silhouette: every covered pixel white. (The doc's fragment shader shades by vNormal.)
-// Babylon declares the WebGL2 output itself and maps gl_FragColor onto it.
-const WHITE_FRAGMENT = `precision highp float;
-in vec3 vNormal;
-void main() { gl_FragColor = vec4(1.0); }
-`;
 
 let size = 0;
 let engine = null;
@@ -43,7 +36,7 @@ async function readTexels(url, description) {
   return { texels, vkFormat: ktx.vkFormat, width: ktx.pixelWidth, height: ktx.pixelHeight, supercompression: ktx.supercompressionScheme };
 }
 
-async function load({ base, description, vertexSource }) {
+async function load({ base, description, vertexSource, fragmentSource }) {
   state?.scene.dispose();
   const scene = new BABYLON.Scene(engine); // left-handed: Babylon's default
   scene.clearColor = new BABYLON.Color4(0, 0, 0, 1);
@@ -65,7 +58,7 @@ async function load({ base, description, vertexSource }) {
     BABYLON.Engine.TEXTURETYPE_UNSIGNED_SHORT);
   texture.wrapU = texture.wrapV = BABYLON.Texture.CLAMP_ADDRESSMODE;
 
-  const material = new BABYLON.ShaderMaterial('vat', scene, { vertexSource, fragmentSource: WHITE_FRAGMENT }, {
+  const material = new BABYLON.ShaderMaterial('vat', scene, { vertexSource, fragmentSource }, {
     attributes: ['position', 'uv2'],
     uniforms: ['world', 'viewProjection', 'vatCenter', 'vatHalfExtent', 'vatRow'],
     samplers: ['vat'],
