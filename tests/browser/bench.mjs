@@ -21,12 +21,10 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const { browser, server, bakeRoot } = await openHarness(BIN, REPO);
+const { browser, server, bakeRoot } = await openHarness(BIN, REPO, { modules: ['bench'] });
 try {
   const urls = bakeFixture(BIN, bakeRoot, REPO, { name: 'Fox', model: 'Fox/Fox.glb' });
   const { page } = browser;
-  await page.goto(`${server.url}/harness/bench.html`);
-  await page.waitForFunction(() => window.benchReady === true);
   const renderer = await page.evaluate(() => {
     const gl = document.createElement('canvas').getContext('webgl2');
     const debug = gl.getExtension('WEBGL_debug_renderer_info');

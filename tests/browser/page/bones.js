@@ -104,14 +104,15 @@ async function loadBabylon({ restUrl, babylonUrl, sourceUrl, description }) {
   const scene = new BABYLON.Scene(babylon.engine);
   scene.clearColor = new BABYLON.Color4(0, 0, 0, 1);
   babylon.scene = scene;
-  // Babylon is left-handed: its glTF loader's __root__ node mirrors z, so glTF (x, y, z) shows at (x, y, −z).
+  // Babylon is left-handed: its glTF loader's __root__ node (half turn about y, then z × −1)
+  // puts glTF's (x, y, z) at (−x, y, z).
   const f = framing(description);
-  const camera = new BABYLON.UniversalCamera('camera', new BABYLON.Vector3(f.eye.x, f.eye.y, -f.eye.z), scene);
+  const camera = new BABYLON.UniversalCamera('camera', new BABYLON.Vector3(-f.eye.x, f.eye.y, f.eye.z), scene);
   camera.fov = THREE.MathUtils.degToRad(f.fov);
   camera.fovMode = BABYLON.Camera.FOVMODE_VERTICAL_FIXED;
   camera.minZ = f.near;
   camera.maxZ = f.far;
-  camera.setTarget(new BABYLON.Vector3(f.c.x, f.c.y, -f.c.z));
+  camera.setTarget(new BABYLON.Vector3(-f.c.x, f.c.y, f.c.z));
   babylon.camera = camera;
 
   // Silhouettes need no images (and a fixture may lack its external ones): skip materials.
@@ -186,4 +187,3 @@ async function renderBabylonSource(groupIndices, t) {
 }
 
 window.bones = { init, loadThree, renderThreeBones, renderThreeSource, loadBabylon, renderBabylonBones, renderBabylonSource };
-window.bonesReady = true;

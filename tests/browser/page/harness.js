@@ -526,4 +526,3 @@ window.harness = {
   camera: () => camera,
   vat: () => ({ ...vat, mesh }),
 };
-window.harnessReady = true;
