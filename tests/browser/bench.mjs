@@ -7,12 +7,8 @@
 //   node tests/browser/bench.mjs [FRAMES] [N,N,…]     (scripts/bench-three.sh)
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bakeFixture, openHarness } from './lib/compare.mjs';
+import { bakeFixture, BIN, openHarness, REPO } from './lib/compare.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
 const FRAMES = Number(process.argv[2] ?? 15);
 const COUNTS = (process.argv[3] ?? '100,1000,10000').split(',').map(Number);
 

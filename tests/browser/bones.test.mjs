@@ -9,23 +9,15 @@
 // control draws a different row than the source's time and must drop below it.
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { browserSession, decodeMask as mask, iou } from './lib/compare.mjs';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
-const SIZE = 256;
-const MIN_IOU = 0.98;
+import { BIN, browserSession, decodeMask as mask, fixture as named, iou, MIN_IOU, REPO, SIZE } from './lib/compare.mjs';
 
 // `babylon`: Babylon's glTF loader reads the source (no Draco/meshopt decoders are wired here).
 const FIXTURES = [
-  { name: 'Fox', model: 'Fox/Fox.glb', control: { clip: 'Run', at: 2 / 3 } },
-  { name: 'CesiumMan', model: 'CesiumMan/glTF-Binary/CesiumMan.glb', control: { clip: 'animation_0', at: 1 / 3 } },
-  { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die'], control: { clip: 'die', at: 1 / 2 } },
-  { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
-  { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', control: { clip: 'animation_0', at: 1 / 3 } },
+  named('Fox'),
+  named('CesiumMan'),
+  named('Kenney-MiniCharacters', { clips: ['walk', 'sprint', 'die'] }),
+  named('Kenney-PlatformerCharacter', { clips: ['idle', 'walk', 'jump'] }),
+  named('RiggedSimple'),
 ];
 
 /** Rows of a clip to compare: start, thirds, end. */

@@ -7,17 +7,9 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { browserSession, decodeMask, iou, writeComparison } from './lib/compare.mjs';
+import { artifactsDir, BIN, browserSession, decodeMask, iou, MIN_IOU, REPO, SIZE, writeComparison } from './lib/compare.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const ARTIFACTS = path.join(HERE, 'artifacts', 'players');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
-const SIZE = 256;
-// The bar of playback.test.mjs: at a stored row the VAT shows what three.js shows, up to
-// edge pixels rasterized differently.
-const MIN_IOU = 0.98;
+const ARTIFACTS = artifactsDir('players');
 
 const FIXTURES = [
   { name: 'Fox', model: 'Fox/Fox.glb', clips: ['Survey', 'Walk', 'Run'], control: 'Run' },

@@ -12,6 +12,35 @@ import { serve } from './server.mjs';
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The repository, the vatbake binary (VATBAKE_BIN overrides), a test's artifacts folder. */
+export const REPO = path.resolve(HERE, '..', '..');
+export const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
+export const artifactsDir = (name = '') => path.join(HERE, 'artifacts', name);
+/** Canvas pixels a side (SwiftShader is a software rasterizer: keep it small). */
+export const SIZE = 256;
+/**
+ * Silhouette agreement every player must reach on a stored row, as intersection over
+ * union of the covered pixels. The measured IoU there is 0.9993 or more: 0.98 leaves room
+ * for a few edge pixels rasterized differently, and playing a clip 20% off its rate drops
+ * it to 0.968 or less on playback.test.mjs's control clips (see README).
+ */
+export const MIN_IOU = 0.98;
+
+/**
+ * Fixtures by name: the model under fixtures/, and for the tests whose control draws the
+ * wrong rows (bones, babylon-target) the clip and the point of it (a fraction of its
+ * rows) where the control is drawn. `fixture(name, extra)` adds the name and `extra`.
+ */
+const FIXTURES = {
+  Fox: { model: 'Fox/Fox.glb', control: { clip: 'Run', at: 2 / 3 } },
+  CesiumMan: { model: 'CesiumMan/glTF-Binary/CesiumMan.glb', control: { clip: 'animation_0', at: 1 / 3 } },
+  'Kenney-MiniCharacters': { model: 'Kenney-MiniCharacters/character-female-a.glb', control: { clip: 'die', at: 1 / 2 } },
+  'Kenney-PlatformerCharacter': { model: 'Kenney-PlatformerCharacter/character.glb', control: { clip: 'jump', at: 2 / 3 } },
+  MorphStressTest: { model: 'MorphStressTest/MorphStressTest.gltf', control: { clip: 'TheWave', at: 2 / 3 } },
+  RiggedSimple: { model: 'RiggedSimple/rigged-simple.gltf', control: { clip: 'animation_0', at: 1 / 3 } },
+};
+export const fixture = (name, extra = {}) => ({ name, ...FIXTURES[name], ...extra });
+
 /**
  * Serve the page (page/index.html), the pinned packages it imports (three, the runtime
  * package, PlayCanvas, Babylon.js, ktx-parse, fzstd), the examples, the fixtures and a
