@@ -68,6 +68,22 @@ for (const fixture of FIXTURES) {
       assert.deepEqual(info.rootScaling, [1, 1, -1]);
       assert.equal(info.rightHanded, false);
 
+      // Every texel through the doc's vertex shader, read back from a float target.
+      const check = await page.evaluate(() => window.babylonTarget.decodeCheck());
+      t.diagnostic(`${fixture.name}: ${check.samples} (point, row) decodes through Babylon, ${check.missing} missing; worst position ${check.worstSteps.toExponential(2)} 16-bit steps, normal ${check.worstDeg.toFixed(5)}°`);
+      assert.equal(check.missing, 0, 'every (point, row) reached the float target');
+      // float32 arithmetic on coordinates up to ~100 model units: a few ulps, far under a
+      // step; an 8-bit or half-float copy of the texels would be 32 steps off or more.
+      assert.ok(check.worstSteps <= 0.05, `positions ${check.worstSteps} steps from the decode formula`);
+      assert.ok(check.worstDeg <= 0.01, `normals ${check.worstDeg}° from the decode formula`);
+      if (fixture.name === 'Fox') {
+        // Control: the same check on an 8-bit copy of the texels must fail it.
+        const lossy = await page.evaluate(() => window.babylonTarget.decodeCheck({ eightBit: true }));
+        t.diagnostic(`${fixture.name} control, an 8-bit copy: worst position ${lossy.worstSteps.toFixed(1)} steps, normal ${lossy.worstDeg.toFixed(2)}°`);
+        assert.ok(lossy.worstSteps > 0.05, `the 8-bit control passed: ${lossy.worstSteps} steps`);
+        results[`${fixture.name} 8-bit control`] = lossy;
+      }
+
       const rows = [];
       let unconverted = { iou: 2 };
       for (const clip of description.clips) {
@@ -90,7 +106,7 @@ for (const fixture of FIXTURES) {
       const worst = rows.find((r) => r.iou === sorted[0]);
       const median = sorted[Math.floor(sorted.length / 2)];
       t.diagnostic(`${fixture.name}: ${rows.length} frames, IoU min ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.row}), median ${median.toFixed(4)}`);
-      results[fixture.name] = { rows, min: worst.iou, median };
+      results[fixture.name] = { check, rows, min: worst.iou, median };
       assert.ok(worst.iou >= MIN_IOU, `clip ${worst.clip} row ${worst.row}: IoU ${worst.iou.toFixed(4)} < ${MIN_IOU}`);
 
       // Control: the wrong rows must not pass.

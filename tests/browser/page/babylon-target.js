@@ -37,6 +37,7 @@ async function readTexels(url, description) {
 }
 
 async function load({ base, description, vertexSource, fragmentSource }) {
+  state?.texture.dispose();
   state?.scene.dispose();
   const scene = new BABYLON.Scene(engine); // left-handed: Babylon's default
   scene.clearColor = new BABYLON.Color4(0, 0, 0, 1);
@@ -86,7 +87,7 @@ async function load({ base, description, vertexSource, fragmentSource }) {
   camera.minZ = three.near;
   camera.maxZ = three.far;
 
-  state = { scene, material, meshes, root };
+  state = { scene, material, meshes, root, texture, texels: ktx.texels, description, vertexSource };
   await scene.whenReadyAsync();
   return {
     vkFormat: ktx.vkFormat,
@@ -124,4 +125,129 @@ async function render(row, { convert = true } = {}) {
   return mask;
 }
 
-window.babylonTarget = { init, load, render };
+// The probe: the doc's vertex shader with its main() renamed and called from one that
+// keeps what it computed (world and viewProjection are identities here, so gl_Position is
+// the decoded position) and puts vertex i on pixel i of a float target, as a point.
+const PROBE_MAIN = `
+uniform float probeWidth, probeHeight;
+out vec3 vProbePosition;
+void main() {
+    vatMain();
+    vProbePosition = gl_Position.xyz;
+    int w = int(probeWidth);
+    vec2 pixel = vec2(float(gl_VertexID % w), float(gl_VertexID / w)) + 0.5;
+    gl_Position = vec4(pixel / vec2(probeWidth, probeHeight) * 2.0 - 1.0, 0.0, 1.0);
+    gl_PointSize = 1.0;
+}
+`;
+const PROBE_FRAGMENT = `precision highp float;
+in vec3 vNormal;
+in vec3 vProbePosition;
+uniform float probeNormal;
+void main() { gl_FragColor = vec4(probeNormal > 0.5 ? normalize(vNormal) : vProbePosition, 1.0); }
+`;
+
+/**
+ * Every texel through the doc's vertex shader in Babylon: one point per (point, row), its
+ * uv2 the rest mesh's TEXCOORD_1 (`uv1`, from harness.js's three.js load of the same GLB)
+ * moved down `row` texels, drawn into an RGBA32F RenderTargetTexture, read back and
+ * compared with the decode formula in float64 on the u16 texels. Returns the worst
+ * position error in 16-bit steps of its axis and the worst normal angle in degrees.
+ * `eightBit` (a control) draws an 8-bit copy of the texels instead.
+ */
+async function decodeCheck({ eightBit = false } = {}) {
+  const { scene, description: d, texels, vertexSource } = state;
+  // The control: what an 8-bit copy of the texels would hold (each u16's high byte, widened).
+  const texture = eightBit
+    ? new BABYLON.RawTexture(texels.map((t) => (t >> 8) * 257), d.texture.width, d.texture.height, BABYLON.Engine.TEXTUREFORMAT_RGBA_INTEGER, scene,
+      false, false, BABYLON.Texture.NEAREST_SAMPLINGMODE, BABYLON.Engine.TEXTURETYPE_UNSIGNED_SHORT)
+    : state.texture;
+  const uv1 = window.harness.vat().mesh.geometry.attributes.uv1.array;
+  const { points, rows } = d;
+  const { width: texWidth, height: texHeight } = d.texture;
+  const n = points * rows;
+  const w = 2048;
+  const h = Math.ceil(n / w);
+  const uv2 = new Float32Array(n * 2);
+  for (let r = 0; r < rows; r++) {
+    for (let i = 0; i < points; i++) {
+      uv2[(r * points + i) * 2] = uv1[i * 2];
+      uv2[(r * points + i) * 2 + 1] = uv1[i * 2 + 1] + r / texHeight;
+    }
+  }
+  const probe = new BABYLON.Mesh('probe', scene);
+  probe.isUnIndexed = true;
+  const data = new BABYLON.VertexData();
+  data.positions = new Float32Array(n * 3);
+  data.uvs2 = uv2;
+  data.applyToMesh(probe);
+  probe.alwaysSelectAsActiveMesh = true;
+  const material = new BABYLON.ShaderMaterial('probe', scene, {
+    vertexSource: vertexSource.replace(/void\s+main\s*\(\s*\)/, 'void vatMain()') + PROBE_MAIN,
+    fragmentSource: PROBE_FRAGMENT,
+  }, {
+    attributes: ['position', 'uv2'],
+    uniforms: ['world', 'viewProjection', 'vatCenter', 'vatHalfExtent', 'vatRow', 'probeWidth', 'probeHeight', 'probeNormal'],
+    samplers: ['vat'],
+  });
+  material.setTexture('vat', texture);
+  material.setVector3('vatCenter', BABYLON.Vector3.FromArray(d.target.center));
+  material.setVector3('vatHalfExtent', BABYLON.Vector3.FromArray(d.target.half_extent));
+  material.setFloat('vatRow', 0);
+  material.setMatrix('world', BABYLON.Matrix.Identity());
+  material.setMatrix('viewProjection', BABYLON.Matrix.Identity());
+  material.setFloat('probeWidth', w);
+  material.setFloat('probeHeight', h);
+  material.pointsCloud = true;
+  material.backFaceCulling = false;
+  material.disableDepthWrite = true;
+  probe.material = material;
+  const target = new BABYLON.RenderTargetTexture('probe', { width: w, height: h }, scene, {
+    generateMipMaps: false, type: BABYLON.Constants.TEXTURETYPE_FLOAT, samplingMode: BABYLON.Texture.NEAREST_SAMPLINGMODE, generateDepthBuffer: false,
+  });
+  target.renderList = [probe];
+  target.clearColor = new BABYLON.Color4(0, 0, 0, 0);
+  const read = async (normal) => {
+    material.setFloat('probeNormal', normal ? 1 : 0);
+    while (!material.isReady(probe)) await new Promise((resolve) => setTimeout(resolve, 20));
+    target.render();
+    return new Float32Array((await target.readPixels()).buffer.slice(0));
+  };
+  const gpuPosition = await read(false);
+  const gpuNormal = await read(true);
+  target.dispose();
+  probe.dispose();
+  material.dispose();
+  if (eightBit) texture.dispose();
+
+  let missing = 0;
+  let worstSteps = 0;
+  let worstDeg = 0;
+  const c = d.target.center;
+  const e = d.target.half_extent;
+  for (let v = 0; v < n; v++) {
+    const g = v * 4;
+    if (gpuPosition[g + 3] !== 1 || gpuNormal[g + 3] !== 1) {
+      missing++;
+      continue;
+    }
+    const r = Math.floor(v / points);
+    const i = v - r * points;
+    const o = ((Math.round(uv1[i * 2 + 1] * texHeight) + r) * texWidth + Math.floor(uv1[i * 2] * texWidth)) * 4;
+    for (let a = 0; a < 3; a++) {
+      const expected = ((texels[o + a] / 65535) * 2 - 1) * e[a] + c[a];
+      const step = (2 * e[a]) / 65535 || 1;
+      worstSteps = Math.max(worstSteps, Math.abs(gpuPosition[g + a] - expected) / step);
+    }
+    let ox = ((texels[o + 3] >> 8) / 255) * 2 - 1;
+    let oy = ((texels[o + 3] & 255) / 255) * 2 - 1;
+    const nz = 1 - Math.abs(ox) - Math.abs(oy);
+    if (nz < 0) [ox, oy] = [(1 - Math.abs(oy)) * (ox >= 0 ? 1 : -1), (1 - Math.abs(ox)) * (oy >= 0 ? 1 : -1)];
+    const len = Math.hypot(ox, oy, nz);
+    const dot = (gpuNormal[g] * ox + gpuNormal[g + 1] * oy + gpuNormal[g + 2] * nz) / len / Math.hypot(gpuNormal[g], gpuNormal[g + 1], gpuNormal[g + 2]);
+    worstDeg = Math.max(worstDeg, (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI);
+  }
+  return { samples: n, missing, worstSteps, worstDeg };
+}
+
+window.babylonTarget = { init, load, render, decodeCheck };
