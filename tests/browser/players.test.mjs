@@ -1,4 +1,4 @@
-// Other tools' players in headless Chromium (see playback.test.mjs for the setup): each
+// Other tools' players in headless Chromium (lib/compare.mjs sets up): each
 // fixture is baked with `--format playcanvas` and the .vat is played by PlayCanvas's
 // engine (npm, pinned) through its own scripts/esm/vat, against three.js's SkinnedMesh
 // playback of the source with the same camera, compared by silhouette IoU on every
