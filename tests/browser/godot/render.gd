@@ -1,8 +1,10 @@
 # Run by godot3 (Godot 3.2, GLES3) as `godot3 --path <project> -s render.gd`: draws each
-# unit of res://job.json with the VAT shader (res://vat3.shader) at the rows the job
-# lists, white on black into a size × size viewport, and writes each frame as an 8-bit
-# mask (one byte a pixel, top row first) plus a PNG, then quits. Exit code 0 only when
-# every frame was written.
+# unit of res://job.json (written by ../godot.test.mjs: the EXR loaded with Image.load and
+# given texture flags, or an imported texture; the editor-imported rest mesh; the camera)
+# with the VAT shader (res://vat3.shader) at the texture rows the job lists, white on
+# black into a size × size viewport, and writes each frame as an 8-bit mask (one byte a
+# pixel, top row first) plus a PNG, then quits. Exit code 0 only when every frame was
+# written.
 extends SceneTree
 
 var job
@@ -48,11 +50,31 @@ func _init():
 	camera.current = true
 
 	for u in job.units:
-		var image = Image.new()
-		if image.load(u.exr) != OK:
-			return fail("cannot load " + u.exr)
-		var texture = ImageTexture.new()
-		texture.create_from_image(image, int(u.flags))
+		var texture
+		var image
+		if u.texture != "":
+			# Through the editor's texture importer (a StreamTexture with the import's flags).
+			texture = load(u.texture)
+			if texture == null:
+				return fail("cannot load " + u.texture)
+			image = texture.get_data()
+			var loaded = Image.new()
+			if loaded.load(u.exr) != OK:
+				return fail("cannot load " + u.exr)
+			print("unit %s: imported texels equal Image.load's: %s" % [u.name, str(loaded.get_format() == image.get_format() and loaded.get_data() == image.get_data())])
+		else:
+			image = Image.new()
+			if image.load(u.exr) != OK:
+				return fail("cannot load " + u.exr)
+			texture = ImageTexture.new()
+			texture.create_from_image(image, int(u.flags))
+		if u.texels_out != "":
+			# The texels as Godot holds them (FORMAT_RGBAH: 4 half floats a texel, top row first).
+			var dump = File.new()
+			if dump.open(u.texels_out, File.WRITE) != OK:
+				return fail("cannot write " + u.texels_out)
+			dump.store_buffer(image.get_data())
+			dump.close()
 		var material = ShaderMaterial.new()
 		material.shader = shader
 		material.set_shader_param("vat", texture)
@@ -70,11 +92,20 @@ func _init():
 			m.material_override = material
 		node.visible = false
 		viewport.add_child(node)
+		# Each surface's UV2 as the renderer has it (float32 pairs), for the test to check
+		# which texture column every vertex addresses.
 		var info = []
+		var uv2 = File.new()
+		if uv2.open(u.uv2_out, File.WRITE) != OK:
+			return fail("cannot write " + u.uv2_out)
 		for m in meshes:
 			var mesh = m.mesh
 			for s in range(mesh.get_surface_count()):
 				info.append({"vertices": mesh.surface_get_array_len(s), "format": mesh.surface_get_format(s)})
+				for v in mesh.surface_get_arrays(s)[Mesh.ARRAY_TEX_UV2]:
+					uv2.store_float(v.x)
+					uv2.store_float(v.y)
+		uv2.close()
 		print("unit %s: image format %d %dx%d, flags %d, surfaces %s" % [u.name, image.get_format(), image.get_width(), image.get_height(), texture.flags, to_json(info)])
 		units.append({"node": node, "material": material, "camera": u.camera})
 		for fr in u.frames:
