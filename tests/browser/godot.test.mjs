@@ -46,6 +46,8 @@ const VARIANTS = [
   { name: 'Fox-mesh-compressed', fixture: 'Fox', meshCompress: true },
   { name: 'CesiumMan-mesh-compressed', fixture: 'CesiumMan', meshCompress: true },
   { name: 'Fox-flags-7', fixture: 'Fox', flags: 7 },
+  // docs/examples/godot3/vat_exr.gd: the EXR read in GDScript, kept as 32-bit floats.
+  { name: 'Fox-vat_exr', fixture: 'Fox', loader: true },
   { name: 'Fox-texture-import-defaults', fixture: 'Fox', textureImport: null },
   {
     name: 'Fox-texture-import-data',
@@ -96,38 +98,45 @@ function octahedral(code) {
 }
 
 /**
- * What Godot 3 holds of a bake's EXR (render.gd's dump of the Image, half floats) against
+ * What Godot 3 holds of a bake's EXR (render.gd's dump of the Image: half floats from
+ * Image.load, 32-bit floats from vat_exr.gd) against
  * the file itself read by three.js's EXRLoader (32-bit floats, t / 65535 exactly): the
  * largest position error in 16-bit steps and in model units, and the normals' error.
  */
-function halfFloatLoss(unitName, description) {
+function textureLoss(unitName, fixtureName, description) {
   const { width, height } = description.texture;
-  const file = fs.readFileSync(path.join(fixtures.get(unitName).dir, description.target.texture));
+  const file = fs.readFileSync(path.join(fixtures.get(fixtureName).dir, description.target.texture));
   const exr = new EXRLoader().setDataType(FloatType).parse(file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength));
   const dump = fs.readFileSync(path.join(project, 'out', `${unitName}.texels`));
-  assert.equal(dump.length, width * height * 8, `${unitName}.texels: 4 half floats a texel`);
+  const bytes = dump.length / (width * height * 4); // 2: half floats (RGBAH), 4: floats (RGBAF)
+  assert.ok(bytes === 2 || bytes === 4, `${unitName}.texels: ${dump.length} bytes for ${width}×${height} texels`);
+  const read = (i) => (bytes === 2 ? half(dump.readUInt16LE(i * 2)) : dump.readFloatLE(i * 4));
   const h = description.target.half_extent;
   let steps = 0;
   let units = 0;
   let degrees = 0;
   let over5 = 0;
+  let codes = 0; // texels whose normal code Godot changed
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const g = (y * width + x) * 4; // Godot's image: top row first
       const e = ((height - 1 - y) * width + x) * 4; // EXRLoader: bottom row first
       for (let c = 0; c < 3; c++) {
-        const d = Math.abs(half(dump.readUInt16LE((g + c) * 2)) - exr.data[e + c]) * 65535;
+        const d = Math.abs(read(g + c) - exr.data[e + c]) * 65535;
         steps = Math.max(steps, d);
         units = Math.max(units, (d / 65535) * 2 * h[c]);
       }
-      const exact = octahedral(Math.round(exr.data[e + 3] * 65535));
-      const got = octahedral(Math.round(half(dump.readUInt16LE((g + 3) * 2)) * 65535));
+      const exactCode = Math.round(exr.data[e + 3] * 65535);
+      const gotCode = Math.round(read(g + 3) * 65535);
+      if (gotCode !== exactCode) codes++;
+      const exact = octahedral(exactCode);
+      const got = octahedral(gotCode);
       const deg = (Math.acos(Math.min(1, exact[0] * got[0] + exact[1] * got[1] + exact[2] * got[2])) * 180) / Math.PI;
       degrees = Math.max(degrees, deg);
       if (deg > 5) over5++;
     }
   }
-  return { steps, units, degrees, over5: over5 / (width * height) };
+  return { bytes, steps, units, degrees, over5: over5 / (width * height), codes };
 }
 
 /** The Godot 3.x shader of docs/targets/godot.md, as printed there. */
@@ -202,6 +211,7 @@ before(async () => {
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-godot-'));
   fs.writeFileSync(path.join(project, 'project.godot'), 'config_version=4\n\n[application]\n\nconfig/name="vatbake-godot-check"\n');
   fs.copyFileSync(path.join(HERE, 'godot', 'render.gd'), path.join(project, 'render.gd'));
+  fs.copyFileSync(path.join(REPO, 'docs', 'examples', 'godot3', 'vat_exr.gd'), path.join(project, 'vat_exr.gd'));
   fs.writeFileSync(path.join(project, 'vat3.shader'), docsShader().replace('shader_type spatial;\n', 'shader_type spatial;\nrender_mode unshaded, cull_disabled;\n') + '\nvoid fragment() {\n    ALBEDO = vec3(1.0);\n}\n');
   const job = { size: SIZE, units: [] };
   const imports = [];
@@ -269,10 +279,11 @@ before(async () => {
       name: unit.name,
       exr: path.join(dir, target.texture),
       texture: texture ? `res://${texture}` : '',
+      loader: unit.loader ? 'res://vat_exr.gd' : '',
       flags: unit.flags ?? 0,
       mesh: `res://${glb}`,
       uv2_out: path.join(project, 'out', `${unit.name}.uv2`),
-      texels_out: unit.name === unit.fixture ? path.join(project, 'out', `${unit.name}.texels`) : '',
+      texels_out: unit.name === unit.fixture || unit.loader ? path.join(project, 'out', `${unit.name}.texels`) : '',
       center: target.center,
       half_extent: target.half_extent,
       camera,
@@ -330,10 +341,10 @@ test('Godot 3 draws on GLES3 (llvmpipe) and loads each EXR as half floats with t
     // The half-float narrowing, over every texel: positions within 32 16-bit steps (half
     // floats keep 11 significant bits: 2^-11 of a value in [0.5, 1) is 32 steps), normals
     // reported (the octahedral code's low byte is below a half float's precision).
-    const loss = halfFloatLoss(fixture.name, description);
+    const loss = textureLoss(fixture.name, fixture.name, description);
     (results.halfFloats ??= {})[fixture.name] = loss;
     assert.ok(loss.steps > 0 && loss.steps <= 32, `${fixture.name}: Godot's texels ${loss.steps} 16-bit steps from the EXR's`);
-    t.diagnostic(`${fixture.name}: Godot's half floats vs the EXR: positions up to ${loss.steps.toFixed(1)} 16-bit steps (${loss.units.toPrecision(3)} model units), normals up to ${loss.degrees.toFixed(1)}° (${(100 * loss.over5).toFixed(1)}% of texels over 5°)`);
+    t.diagnostic(`${fixture.name}: Godot's half floats vs the EXR: positions up to ${loss.steps.toFixed(1)} 16-bit steps (${loss.units.toPrecision(3)} model units), normals up to ${loss.degrees.toFixed(1)}° (${(100 * loss.over5).toFixed(1)}% of texels over 5°, ${loss.codes} codes changed)`);
     t.diagnostic(`${fixture.name}: ${surfaces.length} surface(s), ${surfaces.map((s) => `${s.vertices} vertices, format ${s.format}`).join('; ')}; UV2 within ${offCentre.toExponential(1)} texels of a column centre`);
   }
 });
@@ -396,6 +407,16 @@ describe('import choices (the same bakes, other settings)', () => {
         // there, and the importer keeps the EXR's half floats as Image.load does.
         assert.equal(wrongColumns, 0);
         assert.ok(values[0] >= MIN_IOU, `IoU ${values[0].toFixed(4)} < ${MIN_IOU}`);
+        if (variant.loader) {
+          // vat_exr.gd keeps the EXR's floats: every texel bit for bit, normals exact.
+          const loss = textureLoss(variant.name, variant.fixture, description);
+          results.variants[variant.name].texels = loss;
+          const ms = godotLog.match(new RegExp(`^unit ${variant.name}: res://vat_exr.gd decoded the EXR in (\\d+) ms$`, 'm'));
+          t.diagnostic(`${variant.name}: vat_exr.gd decoded ${description.texture.width}×${description.texture.height} texels in ${ms?.[1]} ms as ${loss.bytes * 8}-bit floats: positions ${loss.steps} steps, normal codes changed in ${loss.codes} texels`);
+          assert.equal(loss.bytes, 4);
+          assert.equal(loss.steps, 0);
+          assert.equal(loss.codes, 0);
+        }
         if (variant.textureImport !== undefined) assert.match(godotLog, new RegExp(`^unit ${variant.name}: imported texels equal Image.load's: True$`, 'm'));
       }
     });

@@ -52,7 +52,16 @@ func _init():
 	for u in job.units:
 		var texture
 		var image
-		if u.texture != "":
+		if u.loader != "":
+			# docs/examples/godot3/vat_exr.gd: the EXR's 32-bit floats kept (FORMAT_RGBAF).
+			var started = OS.get_ticks_msec()
+			image = load(u.loader).load_rgbaf(u.exr)
+			if image == null:
+				return fail(u.loader + " could not read " + u.exr)
+			print("unit %s: %s decoded the EXR in %d ms" % [u.name, u.loader, OS.get_ticks_msec() - started])
+			texture = ImageTexture.new()
+			texture.create_from_image(image, int(u.flags))
+		elif u.texture != "":
 			# Through the editor's texture importer (a StreamTexture with the import's flags).
 			texture = load(u.texture)
 			if texture == null:
@@ -69,7 +78,7 @@ func _init():
 			texture = ImageTexture.new()
 			texture.create_from_image(image, int(u.flags))
 		if u.texels_out != "":
-			# The texels as Godot holds them (FORMAT_RGBAH: 4 half floats a texel, top row first).
+			# The texels as Godot holds them (4 half or 32-bit floats a texel, top row first).
 			var dump = File.new()
 			if dump.open(u.texels_out, File.WRITE) != OK:
 				return fail("cannot write " + u.texels_out)
