@@ -180,7 +180,7 @@ async function importAssets(project, env, files) {
   try {
     while (!files.every(imported)) {
       if (editor.exitCode !== null) throw new Error(`the Godot editor exited (${editor.exitCode}) before importing:\n${log}`);
-      if (Date.now() - started > 120_000) throw new Error(`the Godot editor did not import ${files.join(', ')} in 120 s:\n${log}`);
+      if (Date.now() - started > 240_000) throw new Error(`the Godot editor did not import ${files.join(', ')} in 240 s:\n${log}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   } finally {
@@ -294,7 +294,13 @@ before(async () => {
   fs.writeFileSync(path.join(project, 'job.json'), JSON.stringify(job));
 
   xvfb = await startXvfb();
-  const env = { ...process.env, DISPLAY: xvfb.display, LANG: 'C.UTF-8' };
+  // Godot's editor settings, caches and user:// data go into a folder of the test's, not $HOME.
+  const xdg = (name) => {
+    const dir = path.join(`${project}-home`, name);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  const env = { ...process.env, DISPLAY: xvfb.display, LANG: 'C.UTF-8', XDG_CONFIG_HOME: xdg('config'), XDG_DATA_HOME: xdg('data'), XDG_CACHE_HOME: xdg('cache') };
   results.importSeconds = await importAssets(project, env, imports);
   const started = Date.now();
   const run = spawnSync(GODOT, ['--audio-driver', 'Dummy', '--path', project, '-s', 'render.gd'], { env, encoding: 'utf8', timeout: 120_000 });
@@ -312,7 +318,7 @@ after(async () => {
   await harness?.server.close();
   if (!process.env.VATBAKE_BROWSER_KEEP) {
     if (harness?.bakeRoot) fs.rmSync(harness.bakeRoot, { recursive: true, force: true });
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    if (project) for (const dir of [project, `${project}-home`]) fs.rmSync(dir, { recursive: true, force: true });
   }
   fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(results, null, 2));
 });
