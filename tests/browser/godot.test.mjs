@@ -291,6 +291,10 @@ before(async () => {
     });
   }
   fs.mkdirSync(path.join(project, 'out'));
+  // vat_exr.gd on bad input: the Fox's EXR cut in half, and a file that is not an EXR.
+  const foxExr = fs.readFileSync(path.join(fixtures.get('Fox').dir, fixtures.get('Fox').description.target.texture));
+  job.refuse = [path.join(project, 'out', 'cut.exr'), path.join(fixtures.get('Fox').dir, 'Fox.vat.json')];
+  fs.writeFileSync(job.refuse[0], foxExr.subarray(0, foxExr.length >> 1));
   fs.writeFileSync(path.join(project, 'job.json'), JSON.stringify(job));
 
   xvfb = await startXvfb();
@@ -422,6 +426,11 @@ describe('import choices (the same bakes, other settings)', () => {
           assert.equal(loss.bytes, 4);
           assert.equal(loss.steps, 0);
           assert.equal(loss.codes, 0);
+        }
+        if (variant.loader) {
+          assert.match(godotLog, /^vat_exr\.gd: .*cut\.exr is truncated/m);
+          assert.match(godotLog, /^vat_exr\.gd: .*Fox\.vat\.json is not an OpenEXR file$/m);
+          assert.equal((godotLog.match(/^refused .*: True$/gm) ?? []).length, 2, 'vat_exr.gd returned null for both bad files');
         }
         if (variant.textureImport !== undefined) assert.match(godotLog, new RegExp(`^unit ${variant.name}: imported texels equal Image.load's: True$`, 'm'));
       }

@@ -29,7 +29,8 @@ static func load_rgbaf(path):
 	if s.get_u32() != 20000630:
 		printerr("vat_exr.gd: %s is not an OpenEXR file" % path)
 		return null
-	if s.get_u32() & 0xffff00 != 0:
+	# Version flags: 0x200 tiled, 0x800 deep, 0x1000 multi-part (0x400, long names, is fine).
+	if s.get_u32() & 0x1a00 != 0:
 		printerr("vat_exr.gd: %s is tiled, deep or multi-part; expected one part of scanlines" % path)
 		return null
 	var channels = []
@@ -77,9 +78,15 @@ static func load_rgbaf(path):
 	var out = PoolByteArray()
 	out.resize(width * height * 16)
 	for i in range(chunks):
+		if offsets[i] + 8 > bytes.size():
+			printerr("vat_exr.gd: %s is truncated (chunk %d of %d missing)" % [path, i, chunks])
+			return null
 		s.seek(offsets[i])
 		var y0 = s.get_32() - window[1]
 		var packed = s.get_32()
+		if y0 < 0 or y0 >= height or packed <= 0 or offsets[i] + 8 + packed > bytes.size():
+			printerr("vat_exr.gd: %s is truncated or damaged (chunk %d of %d)" % [path, i, chunks])
+			return null
 		var lines = min(lines_per_chunk, height - y0)
 		var raw_size = lines * width * 16
 		var raw = bytes.subarray(s.get_position(), s.get_position() + packed - 1)

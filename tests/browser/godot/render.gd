@@ -119,6 +119,9 @@ func _init():
 		units.append({"node": node, "material": material, "camera": u.camera})
 		for fr in u.frames:
 			frames.append({"unit": units.size() - 1, "row": fr.row, "out": fr.out})
+	# Files vat_exr.gd must refuse (null and a message), not misread.
+	for path in job.refuse:
+		print("refused %s: %s" % [path, str(load("res://vat_exr.gd").load_rgbaf(path) == null)])
 	print("renderer: %s, %d frames" % [VisualServer.get_video_adapter_name(), frames.size()])
 
 func collect_meshes(node, out):
