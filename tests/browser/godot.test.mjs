@@ -311,7 +311,7 @@ before(async () => {
   results.renderSeconds = (Date.now() - started) / 1000;
   godotLog = `${run.stdout}\n${run.stderr}`;
   fs.writeFileSync(path.join(ARTIFACTS, 'godot.log'), godotLog);
-  if (run.error || run.status !== 0 || /SHADER ERROR/.test(godotLog)) {
+  if (run.error || run.status !== 0 || /SHADER ERROR/.test(godotLog) || !/^render\.gd: \d+ frames written$/m.test(godotLog)) {
     throw new Error(`${GODOT} -s render.gd failed (${run.error?.message ?? `exit ${run.status}`}):\n${godotLog}`);
   }
 });
