@@ -7,7 +7,7 @@
 #     vat.create_from_image(image, 0)   # flags 0: nearest, clamp, no mipmaps
 #
 # Returns null (and prints why) on a file it cannot read. Decoding runs in GDScript:
-# measured 3.3 to 3.8 s for the Fox's 1728 × 162 texels (4.5 MB of floats) in Godot 3.2.3
+# measured 2.4 to 3.8 s for the Fox's 1728 × 162 texels (4.5 MB of floats) in Godot 3.2.3
 # here, so decode once, at load time. tests/browser/godot.test.mjs checks the result bit
 # for bit against the file (three.js's EXRLoader) and plays it.
 extends Reference
