@@ -19,18 +19,12 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bakeFixture, checkedRows, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
+import { artifactsDir, BIN, browserSession, decodeMask, iou, MIN_IOU, REPO, SIZE, writeComparison } from './lib/compare.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const ARTIFACTS = path.join(HERE, 'artifacts', 'three-vat');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
+const ARTIFACTS = artifactsDir('three-vat');
 const THREE_VAT = process.env.THREE_VAT_DIR;
-const SIZE = 256;
-// The bar of playback.test.mjs and players.test.mjs.
-const MIN_IOU = 0.98;
 
+// Each fixture's name is its file stem: VATLoader reads <root><name>/<name>_data.json.
 const FIXTURES = [
   { name: 'Fox', model: 'Fox/Fox.glb', clips: ['Survey', 'Walk', 'Run'], control: 'Run' },
   { name: 'CesiumMan', model: 'CesiumMan/glTF-Binary/CesiumMan.glb', clips: ['animation_0'], control: 'animation_0' },
@@ -46,34 +40,26 @@ const skip = !THREE_VAT
 if (skip) console.log(`# three-vat.test.mjs skipped: ${skip}`);
 
 const all = [];
-
-describe('three-vat plays --format vat3', { skip }, () => {
-  let state;
-  const page = () => state.browser.page;
-
-  before(async () => {
-    fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    state = await openHarness(BIN, REPO, {
-      page: 'three-vat.html',
+const session = skip
+  ? null
+  : browserSession({
+      BIN, REPO, artifacts: ARTIFACTS, size: SIZE, modules: ['harness', 'three-vat'],
       mounts: [['/three-vat/', THREE_VAT]],
       three: process.env.THREE_VAT_THREE_DIR || null,
+      async init(page) {
+        await page.evaluate((s) => window.harness.init(s), SIZE);
+        console.log(`# three.js r${await page.evaluate(() => window.threeVat.revision)}`);
+      },
     });
-    await page().waitForFunction(() => window.threeVatReady === true);
-    await page().evaluate((s) => window.harness.init(s), SIZE);
-    console.log(`# three.js r${await page().evaluate(() => window.threeVat.revision)}`);
-  });
 
-  after(async () => {
-    await state?.browser.close();
-    await state?.server.close();
-    if (state?.bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(state.bakeRoot, { recursive: true, force: true });
-    if (all.length) {
-      const sorted = all.map((r) => r.iou).sort((a, b) => a - b);
-      const median = sorted[Math.floor(sorted.length / 2)];
-      console.log(`# three-vat vs three.js over ${sorted.length} frames: IoU min ${sorted[0].toFixed(4)}, median ${median.toFixed(4)}`);
-      fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(all, null, 2));
-    }
+describe('three-vat plays --format vat3', { skip }, () => {
+  const page = () => session.page();
+
+  after(() => {
+    if (!all.length) return;
+    const sorted = all.map((r) => r.iou).sort((a, b) => a - b);
+    console.log(`# three-vat vs three.js over ${sorted.length} frames: IoU min ${sorted[0].toFixed(4)}, median ${sorted[Math.floor(sorted.length / 2)].toFixed(4)}`);
+    fs.writeFileSync(path.join(ARTIFACTS, 'results.json'), JSON.stringify(all, null, 2));
   });
 
   for (const fixture of FIXTURES) {
@@ -83,9 +69,7 @@ describe('three-vat plays --format vat3', { skip }, () => {
       const slug = (s) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
 
       before(async () => {
-        // The folder is named after the asset: VATLoader reads <root><name>/<name>_data.json.
-        const urls = bakeFixture(BIN, state.bakeRoot, REPO, { ...fixture, args: ['--format', 'vat3', '--max-width', '1000'] });
-        description = (await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source })).description;
+        ({ description } = await session.bake({ ...fixture, args: ['--format', 'vat3', '--max-width', '1000'] }));
         info = await page().evaluate(([root, name]) => window.threeVat.loadThreeVat(root, name), ['/bake/', fixture.name]);
       });
 
@@ -110,7 +94,9 @@ describe('three-vat plays --format vat3', { skip }, () => {
         test(`clip "${clipName}": three-vat and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
           const clip = description.clips.find((c) => c.name === clipName);
           assert.ok(clip, `clip "${clipName}" is in the description`);
-          const { sources, rows } = checkedRows(clip);
+          const sources = clip.merged_from ?? [clip.source_index];
+          const last = clip.rows - 1;
+          const rows = [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
           const results = [];
           for (const k of rows) {
             const time = k / clip.rate;

@@ -9,7 +9,7 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { loadBoneVat } from '/example/vat-bones.js';
 import * as BABYLON from '@babylonjs/core/index.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
-import { readMask } from './mask.js';
+import { readMask as readMaskOf } from './mask.js';
 
 let size;
 const three = { renderer: null, camera: null, bones: null, bonesScene: null, source: null };
@@ -30,6 +30,8 @@ function init(canvasSize) {
   return { babylonWebGL: babylon.engine.webGLVersion, babylonVersion: BABYLON.Engine.Version, threeRevision: THREE.REVISION };
 }
 
+/** Mask of a WebGL context's drawing buffer (mask.js). */
+const readMask = (gl) => readMaskOf(gl, size);
 
 /** Camera position and target framing the description's bounds (glTF axes), front-right above. */
 function framing(description) {
@@ -67,7 +69,7 @@ function renderThreeBones(clipName, t) {
   three.bones.setClip(clipName, 0);
   three.bones.update(t);
   three.renderer.render(three.bonesScene, three.camera);
-  return readMask(three.renderer.getContext(), size);
+  return readMask(three.renderer.getContext());
 }
 
 function renderThreeSource(sourceIndices, t) {
@@ -87,7 +89,7 @@ function renderThreeSource(sourceIndices, t) {
   mixer.setTime(t);
   gltf.scene.updateMatrixWorld(true);
   three.renderer.render(gltf.scene, three.camera);
-  return readMask(three.renderer.getContext(), size);
+  return readMask(three.renderer.getContext());
 }
 
 const babylonWhite = (scene) => {
@@ -102,14 +104,15 @@ async function loadBabylon({ restUrl, babylonUrl, sourceUrl, description }) {
   const scene = new BABYLON.Scene(babylon.engine);
   scene.clearColor = new BABYLON.Color4(0, 0, 0, 1);
   babylon.scene = scene;
-  // Babylon is left-handed: its glTF loader's __root__ node mirrors z, so glTF (x, y, z) shows at (x, y, −z).
+  // Babylon is left-handed: its glTF loader's __root__ node (half turn about y, then z × −1)
+  // puts glTF's (x, y, z) at (−x, y, z).
   const f = framing(description);
-  const camera = new BABYLON.UniversalCamera('camera', new BABYLON.Vector3(f.eye.x, f.eye.y, -f.eye.z), scene);
+  const camera = new BABYLON.UniversalCamera('camera', new BABYLON.Vector3(-f.eye.x, f.eye.y, f.eye.z), scene);
   camera.fov = THREE.MathUtils.degToRad(f.fov);
   camera.fovMode = BABYLON.Camera.FOVMODE_VERTICAL_FIXED;
   camera.minZ = f.near;
   camera.maxZ = f.far;
-  camera.setTarget(new BABYLON.Vector3(f.c.x, f.c.y, -f.c.z));
+  camera.setTarget(new BABYLON.Vector3(-f.c.x, f.c.y, f.c.z));
   babylon.camera = camera;
 
   // Silhouettes need no images (and a fixture may lack its external ones): skip materials.
@@ -164,7 +167,7 @@ async function renderBabylonBones(row) {
   babylon.manager.time = 0;
   await babylon.scene.whenReadyAsync();
   babylon.scene.render();
-  return readMask(glOf(), size);
+  return readMask(glOf());
 }
 
 async function renderBabylonSource(groupIndices, t) {
@@ -180,8 +183,7 @@ async function renderBabylonSource(groupIndices, t) {
   }
   await babylon.scene.whenReadyAsync();
   babylon.scene.render();
-  return readMask(glOf(), size);
+  return readMask(glOf());
 }
 
 window.bones = { init, loadThree, renderThreeBones, renderThreeSource, loadBabylon, renderBabylonBones, renderBabylonSource };
-window.bonesReady = true;

@@ -106,4 +106,3 @@ function compareFrame0(frame0) {
 }
 
 window.players = { initPlayCanvas, loadPlayCanvas, renderPlayCanvas, compareFrame0 };
-window.playersReady = true;

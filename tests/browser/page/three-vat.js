@@ -2,7 +2,8 @@
 // its code in this repository) playing a `--format vat3` export: its VATLoader reads the
 // folder `<root><name>/` (`<name>_data.json`, `_mesh.glb`, `_pos/_rot/_col.exr`) and its
 // VATEffect patches the mesh's material, here a flat white one, drawn with harness.js's
-// renderer and camera so the masks compare with harness.js's source playback.
+// renderer and camera so the masks compare with harness.js's source playback. Loaded as
+// index.html?modules=harness,three-vat, with /three-vat/ mounted (three-vat.test.mjs).
 import * as THREE from 'three';
 import { VATLoader } from '/three-vat/VATLoader.js';
 import { VATEffect } from '/three-vat/VATEffect.js';
