@@ -101,6 +101,19 @@ export function bakeFixture(BIN, bakeRoot, REPO, fixture) {
 
 export const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
 
+/** Stored rows of a clip the player tests compare: the first, the thirds and the last. */
+export function checkedRows(clip) {
+  const last = clip.rows - 1;
+  return [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+}
+
+/** The description's clip `name` (an error when it has none), its source animations and its checkedRows. */
+export function clipToCheck(description, name) {
+  const clip = description.clips.find((c) => c.name === name);
+  if (!clip) throw new Error(`clip "${name}" is not in the description`);
+  return { clip, sources: clip.merged_from ?? [clip.source_index], rows: checkedRows(clip) };
+}
+
 export function iou(a, b) {
   let inter = 0;
   let union = 0;
