@@ -20,7 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { FloatType } from 'three';
-import { bakeFixture, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
+import { bakeFixture, checkedRows, decodeMask, iou, openHarness, writeComparison } from './lib/compare.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -57,12 +57,6 @@ const VARIANTS = [
     textureImport: { 'compress/mode': 3, 'flags/repeat': 0, 'flags/filter': false, 'flags/mipmaps': false, 'flags/srgb': 0, 'process/fix_alpha_border': false, 'process/HDR_as_SRGB': false, detect_3d: false },
   },
 ];
-
-/** Stored rows of a clip compared: the first, the thirds and the last. */
-function rowsOf(clip) {
-  const last = clip.rows - 1;
-  return [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
-}
 
 /** The UV2 render.gd read back from a unit's imported mesh, and the texture column each addresses. */
 function columnsOf(unitName, { width, height }) {
@@ -237,7 +231,7 @@ before(async () => {
       const clip = description.clips.find((c) => c.name === clipName);
       assert.ok(clip, `${fixture.name}: clip "${clipName}" is in the description`);
       const sources = clip.merged_from ?? [clip.source_index];
-      for (const k of rowsOf(clip)) {
+      for (const k of checkedRows(clip)) {
         const reference = decodeMask(await page.evaluate(([s, t, l]) => window.harness.renderSource(s, t, l), [sources, k / clip.rate, clip.loop]));
         // The control: a third of the clip later (wrapped), what a wrong row would show.
         const wrong = (k + Math.max(1, Math.round(clip.rows / 3))) % clip.rows;

@@ -7,7 +7,7 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { artifactsDir, BIN, browserSession, decodeMask, iou, MIN_IOU, REPO, SIZE, writeComparison } from './lib/compare.mjs';
+import { artifactsDir, BIN, browserSession, clipToCheck, decodeMask, iou, MIN_IOU, REPO, SIZE, writeComparison } from './lib/compare.mjs';
 
 const ARTIFACTS = artifactsDir('players');
 
@@ -53,11 +53,7 @@ for (const fixture of FIXTURES) {
 
     for (const clipName of fixture.clips) {
       test(`clip "${clipName}": PlayCanvas and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
-        const clip = description.clips.find((c) => c.name === clipName);
-        assert.ok(clip, `clip "${clipName}" is in the description`);
-        const sources = clip.merged_from ?? [clip.source_index];
-        const last = clip.rows - 1;
-        const rows = [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+        const { clip, sources, rows } = clipToCheck(description, clipName);
         const results = [];
         for (const k of rows) {
           const time = k / clip.rate;

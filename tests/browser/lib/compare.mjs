@@ -46,15 +46,17 @@ export const fixture = (name, extra = {}) => ({ name, ...FIXTURES[name], ...extr
  * package, PlayCanvas, Babylon.js, ktx-parse, fzstd), the examples, the fixtures and a
  * fresh bake folder on 127.0.0.1; open headless Chromium on the page with `modules`
  * (page/main.js imports ./<module>.js for each), page errors echoed. Resolves to
- * { browser, server, bakeRoot } once every module has run.
+ * { browser, server, bakeRoot } once every module has run. `mounts`: more [prefix, folder]
+ * pairs to serve; `three`: another three.js package folder to serve as /three/.
  */
-export async function openHarness(BIN, REPO, { modules = ['harness'] } = {}) {
+export async function openHarness(BIN, REPO, { modules = ['harness'], mounts = [], three = null } = {}) {
   if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
   const bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
   const packages = path.join(HERE, 'node_modules');
   const server = await serve([
+    ...mounts,
     ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(packages, 'three')],
+    ['/three/', three ?? path.join(packages, 'three')],
     ['/playcanvas/', path.join(packages, 'playcanvas')],
     ['/babylon/core/', path.join(packages, '@babylonjs', 'core')],
     ['/babylon/loaders/', path.join(packages, '@babylonjs', 'loaders')],
@@ -99,6 +101,19 @@ export function bakeFixture(BIN, bakeRoot, REPO, fixture) {
 
 export const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
 
+/** Stored rows of a clip the player tests compare: the first, the thirds and the last. */
+export function checkedRows(clip) {
+  const last = clip.rows - 1;
+  return [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+}
+
+/** The description's clip `name` (an error when it has none), its source animations and its checkedRows. */
+export function clipToCheck(description, name) {
+  const clip = description.clips.find((c) => c.name === name);
+  if (!clip) throw new Error(`clip "${name}" is not in the description`);
+  return { clip, sources: clip.merged_from ?? [clip.source_index], rows: checkedRows(clip) };
+}
+
 export function iou(a, b) {
   let inter = 0;
   let union = 0;
@@ -141,14 +156,14 @@ export function writeComparison(SIZE, file, vat, three) {
 
 /**
  * One browser session for a test file (node:test hooks): before the tests the page is
- * opened with `modules` and `init(page)` runs (default: the harness's init at `size`);
+ * opened with `modules` (and openHarness's `mounts` and `three`) and `init(page)` runs (default: the harness's init at `size`);
  * `artifacts`, when given, is emptied first. At the end the browser closes, the bakes
  * are removed (unless VATBAKE_BROWSER_KEEP) and `results`, when given, is written to
  * artifacts/results.json. Returns the session: { page(), files(fixture) (bakeFixture's
  * answer), bake(fixture) → { description, urls } (baked, read from disk and loaded in
  * the harness; `frameFrom` frames it from another bake's bounds) }.
  */
-export function browserSession({ BIN, REPO, artifacts = null, size, results = null, modules = ['harness'], init = null }) {
+export function browserSession({ BIN, REPO, artifacts = null, size, results = null, modules = ['harness'], mounts = [], three = null, init = null }) {
   let state = null;
   const page = () => state.browser.page;
   before(async () => {
@@ -156,7 +171,7 @@ export function browserSession({ BIN, REPO, artifacts = null, size, results = nu
       fs.rmSync(artifacts, { recursive: true, force: true });
       fs.mkdirSync(artifacts, { recursive: true });
     }
-    state = await openHarness(BIN, REPO, { modules });
+    state = await openHarness(BIN, REPO, { modules, mounts, three });
     if (init) await init(page());
     else await page().evaluate((s) => window.harness.init(s), size);
   });

@@ -520,9 +520,11 @@ function unfold(ox, oy) {
 }
 
 // camera() and vat() are for players.js (PlayCanvas): the three.js camera, and what
-// loadVat returned for the loaded bake with its VatMesh as `mesh`.
+// loadVat returned for the loaded bake with its VatMesh as `mesh`; renderer() for
+// three-vat.js, which draws three-vat's mesh with it.
 window.harness = {
   init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck,
   camera: () => camera,
+  renderer: () => renderer,
   vat: () => ({ ...vat, mesh }),
 };
