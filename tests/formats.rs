@@ -2,7 +2,8 @@
 //! same bytes as no flag; each format writes the files its players expect, named as
 //! they expect them; a wrong name is a usage error (exit 2) that lists the choices
 //! (in a roster, that unit fails with the same message). Decoding each format in its players is
-//! in tests/browser/players.test.mjs (PlayCanvas) and tests/js/openvat.test.mjs.
+//! in tests/browser/players.test.mjs (PlayCanvas), tests/browser/three-vat.test.mjs (VAT 3),
+//! tests/js/openvat.test.mjs and tests/js/vat3.test.mjs.
 
 mod common;
 
@@ -39,6 +40,16 @@ fn each_format_writes_its_players_files_beside_the_bake() {
             "openvat",
             &["rigged-simple-remap_info.json", "rigged-simple-vnrm.png", "rigged-simple-mesh.glb", "rigged-simple.png"]
                 [..],
+        ),
+        (
+            "vat3",
+            &[
+                "rigged-simple_data.json",
+                "rigged-simple_pos.exr",
+                "rigged-simple_rot.exr",
+                "rigged-simple_col.exr",
+                "rigged-simple_mesh.glb",
+            ][..],
         ),
     ] {
         let (dir, description) = bake(&model, &["--points", "all", "--format", format]);
@@ -85,7 +96,7 @@ fn a_wrong_format_is_refused_with_the_choices_and_exit_2() {
 }
 
 #[test]
-fn a_wrong_target_and_vat3_are_refused_with_exit_2_and_nothing_written() {
+fn a_wrong_target_and_vat3_of_a_bone_bake_are_refused_with_exit_2_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let model = fixture("RiggedSimple/rigged-simple.gltf");
@@ -101,9 +112,12 @@ fn a_wrong_target_and_vat3_are_refused_with_exit_2_and_nothing_written() {
         message.contains("\"maya\" is not a target: give one of three, babylon, playcanvas, godot, unity, unreal"),
         "{message}"
     );
-    let (code, message) = run(&["--format", "vat3"]);
+    let (code, message) = run(&["--format", "vat3", "--mode", "bones"]);
     assert_eq!(code, Some(2), "{message}");
-    assert!(message.contains("--format vat3 is not written yet") && message.contains("--format openvat"), "{message}");
+    assert!(
+        message.contains("--format vat3 with --mode bones: that format holds vertex positions; give --mode vertices"),
+        "{message}"
+    );
     assert!(!out.exists(), "nothing written");
 }
 
@@ -288,4 +302,74 @@ fn a_roster_sets_the_format_per_unit() {
     let web: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("web").join("web.vat.json")).unwrap()).unwrap();
     assert_eq!(web["settings"]["format"], "playcanvas");
+}
+
+#[test]
+fn vat3_holds_every_offset_frame_major_and_unit_quaternions() {
+    // --max-width 64 wraps the points into bands: frame f is EXR lines f·bands .. (f + 1)·bands.
+    let model = fixture("RiggedSimple/rigged-simple.gltf");
+    let (dir, description) = bake(&model, &["--points", "all", "--format", "vat3", "--max-width", "64"]);
+    let texels = common::undo_delta(common::read_ktx2(&dir.path().join("rigged-simple.vat.ktx2")).1, &description);
+    let count = |key: &str| description[key].as_u64().unwrap() as usize;
+    let (points, rows) = (count("points"), count("rows"));
+    let (width, bands) = (
+        description["texture"]["width"].as_u64().unwrap() as usize,
+        description["texture"]["bands"].as_u64().unwrap() as usize,
+    );
+    assert!(bands > 1, "the test wraps into bands");
+    let data: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("rigged-simple_data.json")).unwrap()).unwrap();
+    assert_eq!(data[0]["Frame Count"].as_u64().unwrap() as usize, rows);
+    assert_eq!(data[0]["Vertex Count"].as_u64().unwrap() as usize, points);
+    let height = rows * bands;
+    let pos = read_exr(&std::fs::read(dir.path().join("rigged-simple_pos.exr")).unwrap(), width, height);
+    let rot = read_exr(&std::fs::read(dir.path().join("rigged-simple_rot.exr")).unwrap(), width, height);
+    let number = |v: &serde_json::Value, i: usize| v[i].as_f64().unwrap();
+    let decode = |column: usize, row: usize, axis: usize| {
+        let (x, band) = (column % width, column / width);
+        let t = texels[((band * rows + row) * width + x) * 4 + axis] as f64 / 65535.0;
+        (t * 2.0 - 1.0) * number(&description["positions"]["half_extent"], axis)
+            + number(&description["positions"]["center"], axis)
+    };
+    // The rest position cancels out of a difference between frames.
+    let mut worst = 0f64;
+    for column in 0..points {
+        let (x, band) = (column % width, column / width);
+        let at = |frame: usize| (frame * bands + band) * width + x;
+        for frame in 0..rows {
+            for (axis, (now, first)) in pos[at(frame)].iter().zip(pos[at(0)]).take(3).enumerate() {
+                let stored = *now as f64 - first as f64;
+                worst = worst.max((stored - (decode(column, frame, axis) - decode(column, 0, axis))).abs());
+            }
+            let q = rot[at(frame)];
+            assert!((q.iter().map(|c| c * c).sum::<f32>() - 1.0).abs() < 1e-5, "a unit quaternion");
+        }
+    }
+    assert!(worst < 1e-5, "a stored offset is {worst} from the bake's");
+}
+
+#[test]
+fn vat3_past_16384_lines_is_refused_with_what_to_change_and_nothing_written() {
+    // Fox in bands of 8 columns: 216 bands × 162 frames = 34992 lines.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fox");
+    let model = fixture("Fox/Fox.glb");
+    let o = vatbake(&[
+        "bake",
+        model.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--format",
+        "vat3",
+        "--max-width",
+        "8",
+    ]);
+    let message = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("--format vat3: 1728 points in 216 band(s) of 8 columns × 162 frames need a 8×34992 texture")
+            && message.contains("raise --max-width"),
+        "{message}"
+    );
+    assert!(!out.exists() || files(&out).is_empty(), "nothing written: {:?}", files(&out));
 }

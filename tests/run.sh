@@ -50,9 +50,15 @@ npm ci --prefix runtimes/three --no-audit --no-fund --loglevel=error
 npm test --prefix runtimes/three
 
 # three.js playback in headless Chromium through the runtime package (tests/browser:
-# playback, the package's features, the bake-side features): about two minutes.
+# playback, the package's features, the bake-side features, other engines' players,
+# Godot 3): about two minutes.
 if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+# Godot 3 (Debian's godot3, 3.2.3: the X11 build) on a virtual display (Xvfb) with Mesa's
+# software OpenGL (llvmpipe): tests/browser/godot.test.mjs renders the --target godot bake in it.
+if ! command -v godot3 >/dev/null || ! command -v Xvfb >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq godot3 xvfb libgl1-mesa-dri >/dev/null
 fi
 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 npm test --prefix tests/browser

@@ -7,12 +7,8 @@
 //   node tests/browser/bench.mjs [FRAMES] [N,N,…]     (scripts/bench-three.sh)
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bakeFixture, openHarness } from './lib/compare.mjs';
+import { bakeFixture, BIN, openHarness, REPO } from './lib/compare.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
 const FRAMES = Number(process.argv[2] ?? 15);
 const COUNTS = (process.argv[3] ?? '100,1000,10000').split(',').map(Number);
 
@@ -21,12 +17,10 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const { browser, server, bakeRoot } = await openHarness(BIN, REPO);
+const { browser, server, bakeRoot } = await openHarness(BIN, REPO, { modules: ['bench'] });
 try {
   const urls = bakeFixture(BIN, bakeRoot, REPO, { name: 'Fox', model: 'Fox/Fox.glb' });
   const { page } = browser;
-  await page.goto(`${server.url}/harness/bench.html`);
-  await page.waitForFunction(() => window.benchReady === true);
   const renderer = await page.evaluate(() => {
     const gl = document.createElement('canvas').getContext('webgl2');
     const debug = gl.getExtension('WEBGL_debug_renderer_info');

@@ -7,94 +7,52 @@
 //   of the source (its AnimationGroups).
 // The masks must agree (IoU ≥ 0.98, as the vertex-bake playback test asks). A negative
 // control draws a different row than the source's time and must drop below it.
-import { describe, test, before, after } from 'node:test';
+import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { launch } from './lib/browser.mjs';
-import { serve } from './lib/server.mjs';
-import { iou } from './lib/compare.mjs';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
-const SIZE = 256;
-const MIN_IOU = 0.98;
+import { BIN, browserSession, decodeMask as mask, fixture as named, iou, MIN_IOU, REPO, SIZE } from './lib/compare.mjs';
 
 // `babylon`: Babylon's glTF loader reads the source (no Draco/meshopt decoders are wired here).
 const FIXTURES = [
-  { name: 'Fox', model: 'Fox/Fox.glb', control: { clip: 'Run', at: 2 / 3 } },
-  { name: 'CesiumMan', model: 'CesiumMan/glTF-Binary/CesiumMan.glb', control: { clip: 'animation_0', at: 1 / 3 } },
-  { name: 'Kenney-MiniCharacters', model: 'Kenney-MiniCharacters/character-female-a.glb', clips: ['walk', 'sprint', 'die'], control: { clip: 'die', at: 1 / 2 } },
-  { name: 'Kenney-PlatformerCharacter', model: 'Kenney-PlatformerCharacter/character.glb', clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 } },
-  { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', control: { clip: 'animation_0', at: 1 / 3 } },
+  named('Fox'),
+  named('CesiumMan'),
+  named('Kenney-MiniCharacters', { clips: ['walk', 'sprint', 'die'] }),
+  named('Kenney-PlatformerCharacter', { clips: ['idle', 'walk', 'jump'] }),
+  named('RiggedSimple'),
 ];
 
 /** Rows of a clip to compare: start, thirds, end. */
 const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
 
-let browser;
-let server;
-let bakeRoot;
-
-before(async () => {
-  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
-  bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-bones-'));
-  server = await serve([
-    ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(HERE, 'node_modules', 'three')],
-    ['/babylon/core/', path.join(HERE, 'node_modules', '@babylonjs', 'core')],
-    ['/babylon/loaders/', path.join(HERE, 'node_modules', '@babylonjs', 'loaders')],
-    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
-    ['/fixtures/', path.join(REPO, 'fixtures')],
-    ['/bake/', bakeRoot],
-  ]);
-  browser = await launch();
-  browser.page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  browser.page.on('response', (r) => r.status() >= 400 && console.error(`[page HTTP ${r.status()}] ${r.url()}`));
-  await browser.page.goto(`${server.url}/harness/bones.html`);
-  await browser.page.waitForFunction(() => window.bonesReady === true, null, { timeout: 120_000 });
-  const info = await browser.page.evaluate((s) => window.bones.init(s), SIZE);
-  console.log(`# browser: ${JSON.stringify(info)}`);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (bakeRoot) fs.rmSync(bakeRoot, { recursive: true, force: true });
+const session = browserSession({
+  BIN, REPO, size: SIZE, modules: ['bones'],
+  async init(page) {
+    const info = await page.evaluate((s) => window.bones.init(s), SIZE);
+    console.log(`# browser: ${JSON.stringify(info)}`);
+  },
 });
 
 function bake(fixture) {
-  const out = path.join(bakeRoot, fixture.name);
-  const model = path.join(REPO, 'fixtures', fixture.model);
-  const args = ['bake', model, '-o', out, '-q', '--mode', 'bones', '--format', 'babylon'];
-  const run = spawnSync(BIN, args, { encoding: 'utf8' });
-  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
-  const stem = path.basename(model).replace(/\.[^.]+$/, '');
-  const description = JSON.parse(fs.readFileSync(path.join(out, `${stem}.vat.json`), 'utf8'));
+  const files = session.files({ ...fixture, allPoints: false, args: ['--mode', 'bones', '--format', 'babylon'] });
+  const description = files.json;
   return {
     description,
-    descriptionUrl: `/bake/${fixture.name}/${stem}.vat.json`,
-    restUrl: `/bake/${fixture.name}/${description.mesh.file}`,
-    babylonUrl: `/bake/${fixture.name}/${description.bones.babylon_file}`,
-    sourceUrl: `/fixtures/${fixture.model}`,
+    descriptionUrl: files.description,
+    restUrl: files.base + description.mesh.file,
+    babylonUrl: files.base + description.bones.babylon_file,
+    sourceUrl: files.source,
   };
 }
 
 /** Rows a quarter, a third and half of the clip away from row k (wrapping). */
 const wrongRows = (clip, k) => [4, 3, 2].map((d) => (k + Math.round(clip.rows / d)) % clip.rows);
 
-const mask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
 const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
 
 for (const fixture of FIXTURES) {
   describe(`bones: ${fixture.name}`, () => {
     let urls;
     let clips;
-    const page = () => browser.page;
+    const page = () => session.page();
     before(async () => {
       urls = bake(fixture);
       clips = urls.description.clips.filter((c) => !fixture.clips || fixture.clips.includes(c.name));

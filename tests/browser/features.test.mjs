@@ -6,14 +6,9 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { browserSession, decodeMask, iou, writeComparison } from './lib/compare.mjs';
+import { artifactsDir, BIN, browserSession, decodeMask, iou, REPO, SIZE, writeComparison } from './lib/compare.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const ARTIFACTS = path.join(HERE, 'artifacts', 'features');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
-const SIZE = 256;
+const ARTIFACTS = artifactsDir('features');
 
 const results = {};
 const session = browserSession({ BIN, REPO, artifacts: ARTIFACTS, size: SIZE, results });

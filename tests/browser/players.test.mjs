@@ -1,29 +1,15 @@
-// Other tools' players in headless Chromium (see playback.test.mjs for the setup): each
+// Other tools' players in headless Chromium (lib/compare.mjs sets up): each
 // fixture is baked with `--format playcanvas` and the .vat is played by PlayCanvas's
 // engine (npm, pinned) through its own scripts/esm/vat, against three.js's SkinnedMesh
 // playback of the source with the same camera, compared by silhouette IoU on every
 // stored row of a third of the clip and at the end. A negative control plays a clip 25%
 // fast and must fall below the bar. Comparison images go to tests/browser/artifacts/players/.
-import { describe, test, before, after } from 'node:test';
+import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { launch } from './lib/browser.mjs';
-import { serve } from './lib/server.mjs';
-import { encodePng } from './lib/png.mjs';
-import { decodeMask, iou } from './lib/compare.mjs';
+import { artifactsDir, BIN, browserSession, clipToCheck, decodeMask, iou, MIN_IOU, REPO, SIZE, writeComparison } from './lib/compare.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '..', '..');
-const ARTIFACTS = path.join(HERE, 'artifacts', 'players');
-const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
-const SIZE = 256;
-// The bar of playback.test.mjs: at a stored row the VAT shows what three.js shows, up to
-// edge pixels rasterized differently.
-const MIN_IOU = 0.98;
+const ARTIFACTS = artifactsDir('players');
 
 const FIXTURES = [
   { name: 'Fox', model: 'Fox/Fox.glb', clips: ['Survey', 'Walk', 'Run'], control: 'Run' },
@@ -32,87 +18,25 @@ const FIXTURES = [
   { name: 'RiggedSimple', model: 'RiggedSimple/rigged-simple.gltf', clips: ['animation_0'], control: 'animation_0' },
 ];
 
-let browser;
-let server;
-let bakeRoot;
-
-before(async () => {
-  if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
-  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-players-'));
-  server = await serve([
-    ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(HERE, 'node_modules', 'three')],
-    ['/playcanvas/', path.join(HERE, 'node_modules', 'playcanvas')],
-    ['/example/node_modules/', path.join(HERE, 'node_modules')],
-    ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')], // harness.js plays the bake through the package
-    ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
-    ['/fixtures/', path.join(REPO, 'fixtures')],
-    ['/bake/', bakeRoot],
-  ]);
-  browser = await launch();
-  const { page } = browser;
-  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') console.error(`[page ${m.type()}] ${m.text()}`);
-  });
-  await page.goto(`${server.url}/harness/players.html`);
-  await page.waitForFunction(() => window.harnessReady === true && window.playersReady === true);
-  await page.evaluate((s) => window.harness.init(s), SIZE);
-  const info = await page.evaluate((s) => window.players.initPlayCanvas(s), SIZE);
-  console.log(`# PlayCanvas ${info.version} on ${info.deviceType}`);
+const session = browserSession({
+  BIN, REPO, artifacts: ARTIFACTS, size: SIZE, modules: ['harness', 'players'],
+  async init(page) {
+    await page.evaluate((s) => window.harness.init(s), SIZE);
+    const info = await page.evaluate((s) => window.players.initPlayCanvas(s), SIZE);
+    console.log(`# PlayCanvas ${info.version} on ${info.deviceType}`);
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (bakeRoot) fs.rmSync(bakeRoot, { recursive: true, force: true });
-});
-
-function bake(fixture) {
-  const out = path.join(bakeRoot, fixture.name);
-  const model = path.join(REPO, 'fixtures', fixture.model);
-  const args = ['bake', model, '-o', out, '--points', 'all', '-q', '--format', 'playcanvas'];
-  const run = spawnSync(BIN, args, { encoding: 'utf8' });
-  if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
-  const stem = path.basename(model).replace(/\.[^.]+$/, '');
-  return { dir: out, stem, description: `/bake/${fixture.name}/${stem}.vat.json`, vat: `/bake/${fixture.name}/${stem}.vat`, source: `/fixtures/${fixture.model}` };
-}
-
-function pixels(mask) {
-  let n = 0;
-  for (const v of mask) if (v) n++;
-  return n;
-}
-
-/** PlayCanvas | three.js | overlay (magenta PlayCanvas only, green three.js only). */
-function writeComparison(file, a, b) {
-  const w = SIZE * 3;
-  const rgba = new Uint8Array(w * SIZE * 4);
-  for (let y = 0; y < SIZE; y++) {
-    for (let x = 0; x < SIZE; x++) {
-      const m = y * SIZE + x;
-      const put = (px, c) => rgba.set([...c, 255], (y * w + px) * 4);
-      put(x, a[m] ? [255, 255, 255] : [0, 0, 0]);
-      put(SIZE + x, b[m] ? [255, 255, 255] : [0, 0, 0]);
-      put(2 * SIZE + x, a[m] && b[m] ? [255, 255, 255] : a[m] ? [255, 0, 255] : b[m] ? [0, 255, 0] : [0, 0, 0]);
-    }
-  }
-  fs.writeFileSync(file, encodePng(w, SIZE, rgba));
-}
 
 for (const fixture of FIXTURES) {
   describe(`PlayCanvas plays ${fixture.name}`, () => {
-    let urls;
     let info;
     let description;
-    const page = () => browser.page;
+    const page = () => session.page();
 
     before(async () => {
-      urls = bake(fixture);
-      description = (await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, path: 'auto' })).description;
-      info = await page().evaluate((u) => window.players.loadPlayCanvas(u), urls.vat);
+      let urls;
+      ({ description, urls } = await session.bake({ ...fixture, args: ['--format', 'playcanvas'] }));
+      info = await page().evaluate((u) => window.players.loadPlayCanvas(u), `${urls.base}${urls.stem}.vat`);
     });
 
     test('the engine reads the container: counts, layout and its decode of frame 0 within half a 16-bit step of ours', async (t) => {
@@ -129,18 +53,15 @@ for (const fixture of FIXTURES) {
 
     for (const clipName of fixture.clips) {
       test(`clip "${clipName}": PlayCanvas and three.js silhouettes agree (IoU ≥ ${MIN_IOU})`, async (t) => {
-        const clip = description.clips.find((c) => c.name === clipName);
-        assert.ok(clip, `clip "${clipName}" is in the description`);
-        const sources = clip.merged_from ?? [clip.source_index];
-        const last = clip.rows - 1;
-        const rows = [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+        const { clip, sources, rows } = clipToCheck(description, clipName);
         const results = [];
         for (const k of rows) {
           const time = k / clip.rate;
           const a = decodeMask(await page().evaluate(([c, tt]) => window.players.renderPlayCanvas(c, tt), [clipName, time]));
           const b = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, time, clip.loop]));
-          results.push({ t: time, iou: iou(a, b).iou, px: pixels(a) });
-          writeComparison(path.join(ARTIFACTS, `${fixture.name}-${clipName.replace(/[^A-Za-z0-9._-]+/g, '_')}-row${k}.png`), a, b);
+          const r = iou(a, b);
+          results.push({ t: time, iou: r.iou, px: r.vatPixels });
+          writeComparison(SIZE, path.join(ARTIFACTS, `${fixture.name}-${clipName.replace(/[^A-Za-z0-9._-]+/g, '_')}-row${k}.png`), a, b);
         }
         t.diagnostic(`${fixture.name} "${clipName}": ` + results.map((r) => `t=${r.t.toFixed(3)} IoU ${r.iou.toFixed(4)}`).join(', '));
         for (const r of results) {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder } from './lib/vat.mjs';
-import { readGlb, readAccessor } from './lib/glb.mjs';
+import { glbAttribute as attribute } from './lib/glb.mjs';
 import { readPng16 } from './lib/png16.mjs';
 import { undoDelta } from '../../runtimes/three/src/delta.js';
 
@@ -22,11 +22,6 @@ const MODELS = [
   'RiggedSimple/rigged-simple.gltf',
   'CesiumMan/glTF-Binary/CesiumMan.glb',
 ];
-
-function attribute(file, name) {
-  const { json, bin } = readGlb(new Uint8Array(fs.readFileSync(file)));
-  return readAccessor(json, [bin], json.meshes[0].primitives[0].attributes[name]);
-}
 
 for (const model of MODELS) {
   test(`openvat: ${model} decodes with OpenVAT's shader formula onto our positions`, (t) => {

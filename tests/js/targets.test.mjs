@@ -14,7 +14,7 @@ import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { FloatType } from 'three';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder, octDecode } from './lib/vat.mjs';
-import { readGlb, readAccessor } from './lib/glb.mjs';
+import { glbAttribute as attribute } from './lib/glb.mjs';
 import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 const MODELS = [
@@ -24,11 +24,6 @@ const MODELS = [
   'RiggedSimple/rigged-simple.gltf',
   'CesiumMan/glTF-Binary/CesiumMan.glb',
 ];
-
-function attribute(file, name) {
-  const { json, bin } = readGlb(new Uint8Array(fs.readFileSync(file)));
-  return readAccessor(json, [bin], json.meshes[0].primitives[0].attributes[name]);
-}
 
 /** Engine axes back to glTF's: engine axis i is ±glTF axis named in words[i], times scale. */
 function toGltf(words, scale, e) {

@@ -15,19 +15,39 @@ use exr::prelude::{
 /// Scanlines per chunk of a ZIP-compressed OpenEXR file.
 pub const EXR_ZIP_LINES: usize = 16;
 
-/// An OpenEXR image of `width` × `height` RGBA 16-bit texels (`texels[(y · width + x) · 4 + c]`,
-/// row 0 at the top), each channel a 32-bit float holding `t / 65535`: exact in a float, so
-/// a 16-bit texel's every bit, which an engine imports as a float texture (Godot RGBAF,
-/// Unity RGBAFloat, Unreal HDR_F32). Deterministic: the same texels give the same bytes.
+/// A channel value [`exr_rgba32f`] writes: a 16-bit texel as `t / 65535` (exact in a
+/// float), a float as it is.
+pub trait ExrChannel: Copy + Sync {
+    /// The 32-bit float the file holds.
+    fn exr_value(self) -> f32;
+}
+
+impl ExrChannel for u16 {
+    fn exr_value(self) -> f32 {
+        self as f32 / 65535.0
+    }
+}
+
+impl ExrChannel for f32 {
+    fn exr_value(self) -> f32 {
+        self
+    }
+}
+
+/// An OpenEXR image of `width` × `height` RGBA values (`texels[(y · width + x) · 4 + c]`,
+/// row 0 at the top), each channel a 32-bit float: 16-bit texels as `t / 65535` (exact in
+/// a float, so a texel's every bit, which an engine imports as a float texture: Godot
+/// RGBAF, Unity RGBAFloat, Unreal HDR_F32), or floats as they are (`--format vat3`'s
+/// offsets). Deterministic: the same values give the same bytes.
 ///
 /// Panics when `texels` holds fewer than `width · height · 4` values or a side is 0 or
 /// above `i32::MAX`: a bake's texture is never so, and a caller's bug is no file error.
-pub fn exr_rgba32f(width: usize, height: usize, texels: &[u16]) -> Vec<u8> {
+pub fn exr_rgba32f<T: ExrChannel>(width: usize, height: usize, texels: &[T]) -> Vec<u8> {
     assert!(texels.len() >= width * height * 4, "{width} × {height} texels need {} values", width * height * 4);
     let float = |name: &str| ChannelDescription::new(name, SampleType::F32, false);
     let pixels = |at: ExrVec2<usize>| {
         let i = (at.y() * width + at.x()) * 4;
-        let texel: [f32; 4] = std::array::from_fn(|c| texels[i + c] as f32 / 65535.0);
+        let texel: [f32; 4] = std::array::from_fn(|c| texels[i + c].exr_value());
         (texel[0], texel[1], texel[2], texel[3])
     };
     let channels = SpecificChannels::new((float("R"), float("G"), float("B"), float("A")), pixels);
@@ -87,6 +107,15 @@ mod tests {
                 assert_eq!((pixel[c] * 65535.0).round() as u16, texels[i * 4 + c]);
             }
         }
+    }
+
+    #[test]
+    fn floats_are_written_as_they_are() {
+        let values = [0.5f32, -1.25, 3.0e-8, 1.0e6, f32::MIN_POSITIVE, -0.0, 7.0, 65535.0];
+        let (w, h, pixels) = read(&exr_rgba32f(1, 2, &values));
+        assert_eq!((w, h), (1, 2));
+        let bits: Vec<u32> = pixels.iter().flatten().map(|v| v.to_bits()).collect();
+        assert_eq!(bits, values.map(f32::to_bits));
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! them, the texture layout, the bounds, the rest pose and the clips) and returns the files
 //! one other format's players expect, named as they expect them: [`playcanvas`] (the
 //! PlayCanvas engine's `.vat` container), [`openvat`] (OpenVAT's 16-bit PNG of offsets,
-//! remap JSON and normals); [`vat3`] (SideFX Labs VAT 3 soft-body) is named and refused
-//! with the reason ([`VAT3_NOT_WRITTEN`]). [`convert`] puts the texels in one engine's space
+//! remap JSON and normals), [`vat3`] (SideFX Labs VAT 3 soft-body: float EXRs of offsets
+//! and normal quaternions, Houdini's data JSON). [`convert`] puts the texels in one engine's space
 //! (`--target`: [`CONVENTIONS`]) and [`exr_rgba32f`] writes them as a 32-bit float EXR. Every position is
 //! taken from the bake's own decode of its texels, so an export decodes to the bake's
 //! positions within half a step of the export's own quantization.
@@ -22,8 +22,8 @@
 //! let baked = Baked {
 //!     name: "unit", generator: "vatbake", fps: 30.0, texels: &texels, width: 1, rows: 2, bands: 1,
 //!     point_columns: &[0], center: [0.0; 3], half_extent: [1.0; 3],
-//!     rest_positions: &[Vec3::ZERO], rest_normals: &[Vec3::Y], uv0: &[Vec2::ZERO],
-//!     triangles: &[], clips: &[ClipSpan { name: "idle".into(), row: 0, rows: 2, duration: 1.0, rate: 1.0 }],
+//!     rest_positions: &[Vec3::ZERO], uv0: &[Vec2::ZERO],
+//!     triangles: &[], clips: &[ClipSpan { name: "idle".into(), row: 0, rows: 2, duration: 1.0 }],
 //! };
 //! let export = vat_export::playcanvas(&baked)?;
 //! assert_eq!(export.files[0].name, "unit.vat");
@@ -38,10 +38,10 @@ mod target;
 mod types;
 mod vat3;
 
-pub use exr::{exr_rgba32f, EXR_ZIP_LINES};
+pub use exr::{exr_rgba32f, ExrChannel, EXR_ZIP_LINES};
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
 pub use target::{convention, convert, Convention, Converted, CONVENTIONS};
-pub use vat3::{vat3, VAT3_NOT_WRITTEN};
+pub use vat3::vat3;
 
-pub use types::{decode_octahedral, Baked, ClipSpan, Export, ExportError, ExportFile, MeshRequest};
+pub use types::{Baked, ClipSpan, Export, ExportError, ExportFile, MeshRequest};

@@ -80,7 +80,7 @@ pub fn openvat(bake: &Baked) -> Result<Export, ExportError> {
             ExportFile { name: format!("{}-vnrm.png", bake.name), bytes: png(normals)? },
             ExportFile { name: format!("{}-remap_info.json", bake.name), bytes: json_indent4(&remap) },
         ],
-        mesh: Some(MeshRequest { file: format!("{}-mesh.glb", bake.name), uv1 }),
+        mesh: Some(MeshRequest { file: format!("{}-mesh.glb", bake.name), uv1, merge_materials: false }),
     })
 }
 

@@ -37,53 +37,22 @@ pub struct Convention {
 
 const IDENTITY: [(usize, bool); 3] = [(0, false), (1, false), (2, false)];
 
+/// An engine that keeps glTF's space (right-handed, +Y up, metres, uv origin at the top).
+const fn gltf_space(name: &'static str, handedness: &'static str, container: Option<&'static str>) -> Convention {
+    Convention { name, axes: IDENTITY, scale: 1.0, up: "+y", handedness, units: "metres", uv_origin: "top", container }
+}
+
 /// Every engine with its conventions; `three` first.
 pub const CONVENTIONS: [Convention; 6] = [
-    Convention {
-        name: "three",
-        axes: IDENTITY,
-        scale: 1.0,
-        up: "+y",
-        handedness: "right",
-        units: "metres",
-        uv_origin: "top",
-        container: None,
-    },
+    gltf_space("three", "right", None),
     // Babylon's glTF loader keeps the vertex data as glTF has it and puts a `__root__`
     // node above (rotation 180° about Y, scaling z by −1) that turns the scene
     // left-handed; a shader writing object-space positions sits under that node.
-    Convention {
-        name: "babylon",
-        axes: IDENTITY,
-        scale: 1.0,
-        up: "+y",
-        handedness: "right (object space under the loader's __root__ node)",
-        units: "metres",
-        uv_origin: "top",
-        container: None,
-    },
-    Convention {
-        name: "playcanvas",
-        axes: IDENTITY,
-        scale: 1.0,
-        up: "+y",
-        handedness: "right",
-        units: "metres",
-        uv_origin: "top",
-        container: None,
-    },
+    gltf_space("babylon", "right (object space under the loader's __root__ node)", None),
+    gltf_space("playcanvas", "right", None),
     // Godot is glTF's space (right-handed, +Y up, metres); its Image has no 16-bit
     // unorm format and loads PNGs at 8 bits, so the texels go into a 32-bit float EXR.
-    Convention {
-        name: "godot",
-        axes: IDENTITY,
-        scale: 1.0,
-        up: "+y",
-        handedness: "right",
-        units: "metres",
-        uv_origin: "top",
-        container: Some("exr"),
-    },
+    gltf_space("godot", "right", Some("exr")),
     // Unity's glTF importers (glTFast, UnityGLTF) negate x; Unity's v = 0 is the image's bottom.
     Convention {
         name: "unity",
@@ -175,7 +144,7 @@ pub fn convert(baked: &Baked, convention: &Convention) -> Converted {
             for (i, &(axis, negate)) in convention.axes.iter().enumerate() {
                 texel[i] = if negate { 65535 - source[axis] } else { source[axis] };
             }
-            let n = crate::types::decode_octahedral(texel[3]);
+            let n = vat_bounds::decode_normal(texel[3]).as_dvec3();
             texel[3] = vat_bounds::encode_normal(convention.point(n).as_vec3().normalize_or(Vec3::Y));
         }
     }
@@ -207,7 +176,7 @@ mod tests {
                     }));
                     let back = convention.unpoint(engine);
                     assert!((back - baked.position(point, row)).abs().max_element() < 1e-5, "{}", convention.name);
-                    let normal = convention.unpoint(crate::types::decode_octahedral(t[3])).normalize();
+                    let normal = convention.unpoint(vat_bounds::decode_normal(t[3]).as_dvec3()).normalize();
                     assert!(normal.angle_between(baked.normal(point, row)).to_degrees() < 0.6, "{}", convention.name);
                 }
             }

@@ -26,7 +26,6 @@ pub struct Baked<'a> {
     pub half_extent: [f32; 3],
     /// Rest pose of every point, in the texture's space.
     pub rest_positions: &'a [Vec3],
-    pub rest_normals: &'a [Vec3],
     /// The source's texture coordinates of every point.
     pub uv0: &'a [Vec2],
     /// Every triangle, as point indices, all primitives in order.
@@ -45,8 +44,6 @@ pub struct ClipSpan {
     pub rows: usize,
     /// Seconds from the first row to the last.
     pub duration: f32,
-    /// Rows per second.
-    pub rate: f32,
 }
 
 impl Baked<'_> {
@@ -73,29 +70,17 @@ impl Baked<'_> {
         [self.texels[i], self.texels[i + 1], self.texels[i + 2], self.texels[i + 3]]
     }
 
-    /// The bake's decode of a position, in f64.
+    /// The bake's decode of a position (vat-bounds' decode, the shader's).
     pub fn position(&self, point: usize, row: usize) -> DVec3 {
-        let t = self.texel(point, row);
-        DVec3::from_array(std::array::from_fn(|a| {
-            (t[a] as f64 / 65535.0 * 2.0 - 1.0) * self.half_extent[a] as f64 + self.center[a] as f64
-        }))
+        let [x, y, z, _] = self.texel(point, row);
+        let bounds = vat_bounds::Bounds { center: self.center.into(), half_extent: self.half_extent.into() };
+        vat_bounds::decode_position([x, y, z], &bounds).as_dvec3()
     }
 
-    /// The bake's decode of a normal (octahedral 8 + 8 in alpha), unit length, in f64.
+    /// The bake's decode of a normal (octahedral 8 + 8 in alpha: vat-bounds' decode), unit length.
     pub fn normal(&self, point: usize, row: usize) -> DVec3 {
-        decode_octahedral(self.texel(point, row)[3])
+        vat_bounds::decode_normal(self.texel(point, row)[3]).as_dvec3()
     }
-}
-
-/// The octahedral 8 + 8 decode of docs/FORMAT.md: x in the high byte, y in the low byte.
-pub fn decode_octahedral(code: u16) -> DVec3 {
-    let unit = |b: u16| b as f64 / 255.0 * 2.0 - 1.0;
-    let (x, y) = (unit(code >> 8), unit(code & 0xff));
-    let z = 1.0 - x.abs() - y.abs();
-    let sign = |v: f64| if v >= 0.0 { 1.0 } else { -1.0 };
-    let n =
-        if z < 0.0 { DVec3::new((1.0 - y.abs()) * sign(x), (1.0 - x.abs()) * sign(y), z) } else { DVec3::new(x, y, z) };
-    n.normalize_or(DVec3::Y)
 }
 
 /// A value in `[lo, hi]` to 16 bits, rounded to the nearest step (0 when the range is empty).
@@ -122,6 +107,8 @@ pub struct MeshRequest {
     pub file: String,
     /// TEXCOORD_1 of every point (glTF convention: v = 0 at the image's top row).
     pub uv1: Vec<Vec2>,
+    /// One primitive per material (the parts that share one merged) instead of one per part.
+    pub merge_materials: bool,
 }
 
 /// What a format writes.
@@ -138,9 +125,6 @@ pub enum ExportError {
     /// Too many texels, points or rows for the format's limits; the message says which and what to change.
     #[error("{0}")]
     TooLarge(String),
-    /// The format is named but not written yet; the message says what to use instead.
-    #[error("{0}")]
-    Unsupported(String),
     /// The PNG encoder failed.
     #[error("cannot encode a PNG: {0}")]
     Png(#[from] vat_ktx2::Ktx2Error),
@@ -165,7 +149,6 @@ pub(crate) mod test_bake {
         pub texels: Vec<u16>,
         pub columns: Vec<u32>,
         pub rest: Vec<Vec3>,
-        pub normals: Vec<Vec3>,
         pub uv0: Vec<Vec2>,
         pub clips: Vec<ClipSpan>,
     }
@@ -181,11 +164,10 @@ pub(crate) mod test_bake {
             texels,
             columns: vec![1, 0],
             rest: vec![Vec3::new(0.5, 0.0, -0.5), Vec3::new(0.0, 1.0, 0.0)],
-            normals: vec![Vec3::Y, Vec3::Z],
             uv0: vec![Vec2::new(0.25, 0.5), Vec2::new(0.75, 0.125)],
             clips: vec![
-                ClipSpan { name: "walk".into(), row: 0, rows: 2, duration: 1.0 / 30.0, rate: 30.0 },
-                ClipSpan { name: "pose".into(), row: 2, rows: 1, duration: 1.0 / 30.0, rate: 30.0 },
+                ClipSpan { name: "walk".into(), row: 0, rows: 2, duration: 1.0 / 30.0 },
+                ClipSpan { name: "pose".into(), row: 2, rows: 1, duration: 1.0 / 30.0 },
             ],
         }
     }
@@ -204,7 +186,6 @@ pub(crate) mod test_bake {
                 center: [1.0, 2.0, 3.0],
                 half_extent: [0.5, 1.5, 0.0],
                 rest_positions: &self.rest,
-                rest_normals: &self.normals,
                 uv0: &self.uv0,
                 triangles: &[[0, 1, 0]],
                 clips: &self.clips,

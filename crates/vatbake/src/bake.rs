@@ -853,6 +853,7 @@ fn encode(
         bounds_min: bounds.min().min(rest_bounds.min()),
         bounds_max: bounds.max().max(rest_bounds.max()),
         uv1: None,
+        merge_materials: false,
     })
     .context("cannot encode the rest mesh")?;
     let mut description = Description {

@@ -190,7 +190,8 @@ pub struct BakeArgs {
     #[arg(long, value_name = "N")]
     pub bits: Option<u32>,
     /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
-    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body) or playcanvas (the engine's .vat).
+    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body: float EXRs of offsets and normal
+    /// quaternions, Houdini's data JSON, mesh; all clips as one frame range) or playcanvas (the engine's .vat).
     /// babylon: <name>.babylon.json, the data Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON
     /// reads, with each clip's frame range (a bone bake: implies --mode bones).
     #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas|babylon")]

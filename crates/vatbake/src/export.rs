@@ -40,7 +40,6 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
             row: c.row as usize,
             rows: c.rows as usize,
             duration: c.duration,
-            rate: c.rate,
         })
         .collect();
     then(&vat_export::Baked {
@@ -55,7 +54,6 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
         center: finished.center.to_array(),
         half_extent: finished.half_extent.to_array(),
         rest_positions: &finished.rest.0,
-        rest_normals: &finished.rest.1,
         uv0: &model.points.uv0,
         triangles: &model.triangles,
         clips: &clips,
@@ -112,9 +110,7 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
     };
     let model = finished.model;
     let export = with_baked(finished, settings, writer).map_err(|e| match e {
-        vat_export::ExportError::TooLarge(message) | vat_export::ExportError::Unsupported(message) => {
-            Error::usage(message)
-        }
+        vat_export::ExportError::TooLarge(message) => Error::usage(message),
         other => Error::output(format!("--format {}: {other}", settings.format)),
     })?;
     let mut files: Vec<(String, Vec<u8>)> = export.files.into_iter().map(|f| (f.name, f.bytes)).collect();
@@ -131,6 +127,7 @@ pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<
             bounds_min: finished.bounds_min,
             bounds_max: finished.bounds_max,
             uv1: Some(uv1),
+            merge_materials: mesh.merge_materials,
         })
         .with_context(|| format!("cannot encode the {} mesh", settings.format))?;
         files.push((mesh.file, glb));

@@ -26,6 +26,9 @@ pub struct RestMesh<'a> {
     /// TEXCOORD_1 of every point when another format addresses the texture its own
     /// way (`--format`); `None`: the column uv of docs/FORMAT.md.
     pub uv1: Option<&'a [Vec2]>,
+    /// One primitive per material, the parts sharing it merged (`--format vat3`: three-vat
+    /// plays the first mesh it finds); `false`: one primitive per part.
+    pub merge_materials: bool,
 }
 
 /// Serializes the rest mesh as GLB bytes. Deterministic: same input, same bytes.
@@ -64,7 +67,11 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
     let uv1 = attribute((0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect(), "VEC2", 2, false);
 
     let attributes = json!({ "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0, "TEXCOORD_1": uv1 });
-    let primitives = primitives(&mut buffer, model, vertex_count, &attributes);
+    let primitives = if mesh.merge_materials {
+        primitives_by_material(&mut buffer, model, vertex_count, &attributes)
+    } else {
+        primitives(&mut buffer, model, vertex_count, &attributes)
+    };
 
     let mut root = json!({
         "asset": { "version": "2.0", "generator": mesh.generator },
@@ -85,20 +92,52 @@ pub(crate) fn primitives(
     vertex_count: usize,
     attributes: &serde_json::Value,
 ) -> Vec<serde_json::Value> {
-    let mut primitives = Vec::new();
+    let groups = model.parts.iter().filter(|p| p.triangle_count > 0).map(|part| (part.material, vec![part]));
+    groups.map(|(material, parts)| primitive(buffer, model, &parts, material, vertex_count, attributes)).collect()
+}
+
+/// One primitive per material (and one for the parts without), in the order the
+/// materials first appear: the parts' triangles in part order.
+fn primitives_by_material(
+    buffer: &mut GlbBuffer,
+    model: &Model,
+    vertex_count: usize,
+    attributes: &serde_json::Value,
+) -> Vec<serde_json::Value> {
+    let mut groups: Vec<(Option<usize>, Vec<&vat_model::Part>)> = Vec::new();
     for part in model.parts.iter().filter(|p| p.triangle_count > 0) {
-        let triangles = &model.triangles[part.triangles()];
-        let (data, component) = if vertex_count <= u16::MAX as usize {
-            (triangles.iter().flatten().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_SHORT)
-        } else {
-            (triangles.iter().flatten().flat_map(|&i| i.to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_INT)
-        };
-        let indices = buffer.accessor(&data, Some(ELEMENT_ARRAY_BUFFER), component, triangles.len() * 3, "SCALAR");
-        let mut primitive = json!({ "attributes": attributes, "indices": indices });
-        if let Some(material) = part.material.filter(|&m| m < model.materials.materials.len()) {
-            primitive["material"] = json!(material);
+        match groups.iter_mut().find(|(material, _)| *material == part.material) {
+            Some((_, parts)) => parts.push(part),
+            None => groups.push((part.material, vec![part])),
         }
-        primitives.push(primitive);
     }
-    primitives
+    groups
+        .iter()
+        .map(|(material, parts)| primitive(buffer, model, parts, *material, vertex_count, attributes))
+        .collect()
+}
+
+/// A primitive of `parts`' triangles with `attributes`, its indices (16-bit when the
+/// vertices allow) and `material`.
+fn primitive(
+    buffer: &mut GlbBuffer,
+    model: &Model,
+    parts: &[&vat_model::Part],
+    material: Option<usize>,
+    vertex_count: usize,
+    attributes: &serde_json::Value,
+) -> serde_json::Value {
+    let triangles = parts.iter().flat_map(|part| &model.triangles[part.triangles()]);
+    let count = parts.iter().map(|part| part.triangle_count).sum::<usize>();
+    let (data, component) = if vertex_count <= u16::MAX as usize {
+        (triangles.flatten().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_SHORT)
+    } else {
+        (triangles.flatten().flat_map(|&i| i.to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_INT)
+    };
+    let indices = buffer.accessor(&data, Some(ELEMENT_ARRAY_BUFFER), component, count * 3, "SCALAR");
+    let mut primitive = json!({ "attributes": attributes, "indices": indices });
+    if let Some(material) = material.filter(|&m| m < model.materials.materials.len()) {
+        primitive["material"] = json!(material);
+    }
+    primitive
 }

@@ -643,9 +643,6 @@ impl BakeOptions {
                 out_dir.display()
             )));
         }
-        if format == OutputFormat::Vat3 {
-            return Err(Error::usage(vat_export::VAT3_NOT_WRITTEN));
-        }
         let target = self.target.unwrap_or_default();
         let name = match self.name {
             Some(n) => n,

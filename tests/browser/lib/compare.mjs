@@ -12,18 +12,57 @@ import { serve } from './server.mjs';
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The repository, the vatbake binary (VATBAKE_BIN overrides), a test's artifacts folder. */
+export const REPO = path.resolve(HERE, '..', '..');
+export const BIN = process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', 'vatbake');
+export const artifactsDir = (name = '') => path.join(HERE, 'artifacts', name);
+/** Canvas pixels a side (SwiftShader is a software rasterizer: keep it small). */
+export const SIZE = 256;
 /**
- * Serve the harness page, three, the runtime package, the example, the fixtures and a
- * fresh bake folder on 127.0.0.1; open headless Chromium on the harness, page errors
- * echoed. Resolves to { browser, server, bakeRoot } once the harness is ready.
+ * Silhouette agreement every player must reach on a stored row, as intersection over
+ * union of the covered pixels. The measured IoU there is 0.9993 or more: 0.98 leaves room
+ * for a few edge pixels rasterized differently, and playing a clip 20% off its rate drops
+ * it to 0.968 or less on playback.test.mjs's control clips (see README).
  */
-export async function openHarness(BIN, REPO) {
+export const MIN_IOU = 0.98;
+
+/**
+ * Fixtures by name: the model under fixtures/, and for the tests whose control draws the
+ * wrong rows (bones, babylon-target) the clip and the point of it (a fraction of its
+ * rows) where the control is drawn. `fixture(name, extra)` adds the name and `extra`.
+ */
+const FIXTURES = {
+  Fox: { model: 'Fox/Fox.glb', control: { clip: 'Run', at: 2 / 3 } },
+  CesiumMan: { model: 'CesiumMan/glTF-Binary/CesiumMan.glb', control: { clip: 'animation_0', at: 1 / 3 } },
+  'Kenney-MiniCharacters': { model: 'Kenney-MiniCharacters/character-female-a.glb', control: { clip: 'die', at: 1 / 2 } },
+  'Kenney-PlatformerCharacter': { model: 'Kenney-PlatformerCharacter/character.glb', control: { clip: 'jump', at: 2 / 3 } },
+  MorphStressTest: { model: 'MorphStressTest/MorphStressTest.gltf', control: { clip: 'TheWave', at: 2 / 3 } },
+  RiggedSimple: { model: 'RiggedSimple/rigged-simple.gltf', control: { clip: 'animation_0', at: 1 / 3 } },
+};
+export const fixture = (name, extra = {}) => ({ name, ...FIXTURES[name], ...extra });
+
+/**
+ * Serve the page (page/index.html), the pinned packages it imports (three, the runtime
+ * package, PlayCanvas, Babylon.js, ktx-parse, fzstd), the examples, the fixtures and a
+ * fresh bake folder on 127.0.0.1; open headless Chromium on the page with `modules`
+ * (page/main.js imports ./<module>.js for each), page errors echoed. Resolves to
+ * { browser, server, bakeRoot } once every module has run. `mounts`: more [prefix, folder]
+ * pairs to serve; `three`: another three.js package folder to serve as /three/.
+ */
+export async function openHarness(BIN, REPO, { modules = ['harness'], mounts = [], three = null } = {}) {
   if (!fs.existsSync(BIN)) throw new Error(`vatbake binary not found at ${BIN}: run \`cargo build -p vatbake\` first, or set VATBAKE_BIN`);
   const bakeRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-browser-'));
+  const packages = path.join(HERE, 'node_modules');
   const server = await serve([
+    ...mounts,
     ['/harness/', path.join(HERE, 'page')],
-    ['/three/', path.join(HERE, 'node_modules', 'three')],
-    ['/example/node_modules/', path.join(HERE, 'node_modules')], // the same pinned three as the example's
+    ['/three/', three ?? path.join(packages, 'three')],
+    ['/playcanvas/', path.join(packages, 'playcanvas')],
+    ['/babylon/core/', path.join(packages, '@babylonjs', 'core')],
+    ['/babylon/loaders/', path.join(packages, '@babylonjs', 'loaders')],
+    ['/ktx-parse/', path.join(packages, 'ktx-parse')],
+    ['/fzstd/', path.join(packages, 'fzstd')],
+    ['/example/node_modules/', packages], // the same pinned three as the example's
     ['/example/node_modules/@vatbake/three/', path.join(REPO, 'runtimes', 'three')], // the example's file: dependency
     ['/vatbake-three/', path.join(REPO, 'runtimes', 'three')],
     ['/example/', path.join(REPO, 'docs', 'examples', 'three')],
@@ -37,23 +76,43 @@ export async function openHarness(BIN, REPO) {
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') console.error(`[page ${m.type()}] ${m.text()}`);
   });
-  await page.goto(`${server.url}/harness/harness.html`);
-  await page.waitForFunction(() => window.harnessReady === true);
+  await page.goto(`${server.url}/harness/index.html?modules=${modules.join(',')}`);
+  await page.waitForFunction(() => window.pageReady === true, null, { timeout: 120_000 });
   return { browser, server, bakeRoot };
 }
 
-/** Bake `fixture` ({ name, model, args }) into bakeRoot/<name>; the URLs the page loads it from. */
+/**
+ * Bake `fixture` ({ name, model, args, allPoints }) into bakeRoot/<name> (with
+ * `--points all` unless `allPoints` is false). Returns the URLs the page loads it from
+ * (`description`, `source`, the folder `base`), the folder `dir`, the file stem and the
+ * parsed description `json`.
+ */
 export function bakeFixture(BIN, bakeRoot, REPO, fixture) {
   const out = path.join(bakeRoot, fixture.name);
   const model = path.join(REPO, 'fixtures', fixture.model);
-  const args = ['bake', model, '-o', out, '--points', 'all', '-q', ...(fixture.args ?? [])];
+  const args = ['bake', model, '-o', out, ...(fixture.allPoints === false ? [] : ['--points', 'all']), '-q', ...(fixture.args ?? [])];
   const run = spawnSync(BIN, args, { encoding: 'utf8' });
   if (run.error || run.status !== 0) throw new Error(`${BIN} ${args.join(' ')} failed (${run.error?.message ?? run.status}):\n${run.stderr}`);
   const stem = path.basename(model).replace(/\.[^.]+$/, '');
-  return { description: `/bake/${fixture.name}/${stem}.vat.json`, source: `/fixtures/${fixture.model}` };
+  const json = JSON.parse(fs.readFileSync(path.join(out, `${stem}.vat.json`), 'utf8'));
+  const base = `/bake/${fixture.name}/`;
+  return { description: `${base}${stem}.vat.json`, source: `/fixtures/${fixture.model}`, base, dir: out, stem, json };
 }
 
 export const decodeMask = (b64) => new Uint8Array(Buffer.from(b64, 'base64'));
+
+/** Stored rows of a clip the player tests compare: the first, the thirds and the last. */
+export function checkedRows(clip) {
+  const last = clip.rows - 1;
+  return [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+}
+
+/** The description's clip `name` (an error when it has none), its source animations and its checkedRows. */
+export function clipToCheck(description, name) {
+  const clip = description.clips.find((c) => c.name === name);
+  if (!clip) throw new Error(`clip "${name}" is not in the description`);
+  return { clip, sources: clip.merged_from ?? [clip.source_index], rows: checkedRows(clip) };
+}
 
 export function iou(a, b) {
   let inter = 0;
@@ -96,34 +155,40 @@ export function writeComparison(SIZE, file, vat, three) {
 
 
 /**
- * One browser session for a test file (node:test hooks): the harness opened before the
- * tests, `artifacts` emptied, and at the end the browser closed, the bakes removed
- * (unless VATBAKE_BROWSER_KEEP) and `results` written to artifacts/results.json.
- * Returns the session: { page(), bake(fixture) → { description, urls } (baked, read
- * from disk and loaded in the page; `frameFrom` frames it from another bake's bounds) }.
+ * One browser session for a test file (node:test hooks): before the tests the page is
+ * opened with `modules` (and openHarness's `mounts` and `three`) and `init(page)` runs (default: the harness's init at `size`);
+ * `artifacts`, when given, is emptied first. At the end the browser closes, the bakes
+ * are removed (unless VATBAKE_BROWSER_KEEP) and `results`, when given, is written to
+ * artifacts/results.json. Returns the session: { page(), files(fixture) (bakeFixture's
+ * answer), bake(fixture) → { description, urls } (baked, read from disk and loaded in
+ * the harness; `frameFrom` frames it from another bake's bounds) }.
  */
-export function browserSession({ BIN, REPO, artifacts, size, results }) {
+export function browserSession({ BIN, REPO, artifacts = null, size, results = null, modules = ['harness'], mounts = [], three = null, init = null }) {
   let state = null;
   const page = () => state.browser.page;
   before(async () => {
-    fs.rmSync(artifacts, { recursive: true, force: true });
-    fs.mkdirSync(artifacts, { recursive: true });
-    state = await openHarness(BIN, REPO);
-    await page().evaluate((s) => window.harness.init(s), size);
+    if (artifacts) {
+      fs.rmSync(artifacts, { recursive: true, force: true });
+      fs.mkdirSync(artifacts, { recursive: true });
+    }
+    state = await openHarness(BIN, REPO, { modules, mounts, three });
+    if (init) await init(page());
+    else await page().evaluate((s) => window.harness.init(s), size);
   });
   after(async () => {
     await state?.browser.close();
     await state?.server.close();
     if (state?.bakeRoot && !process.env.VATBAKE_BROWSER_KEEP) fs.rmSync(state.bakeRoot, { recursive: true, force: true });
-    fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
+    if (artifacts && results) fs.writeFileSync(path.join(artifacts, 'results.json'), JSON.stringify(results, null, 2));
   });
+  const files = (fixture) => bakeFixture(BIN, state.bakeRoot, REPO, fixture);
   return {
     page,
+    files,
     async bake(fixture, frameFrom = null) {
-      const urls = bakeFixture(BIN, state.bakeRoot, REPO, fixture);
-      const description = JSON.parse(fs.readFileSync(path.join(state.bakeRoot, urls.description.replace(/^\/bake\//, '')), 'utf8'));
+      const urls = files(fixture);
       await page().evaluate((o) => window.harness.load(o), { descriptionUrl: urls.description, sourceUrl: urls.source, frameFrom });
-      return { description, urls };
+      return { description: urls.json, urls };
     },
   };
 }

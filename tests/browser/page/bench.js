@@ -121,4 +121,3 @@ window.bench = {
     states = {};
   },
 };
-window.benchReady = true;

@@ -9,6 +9,7 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { loadBoneVat } from '/example/vat-bones.js';
 import * as BABYLON from '@babylonjs/core/index.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
+import { readMask as readMaskOf } from './mask.js';
 
 let size;
 const three = { renderer: null, camera: null, bones: null, bonesScene: null, source: null };
@@ -29,19 +30,8 @@ function init(canvasSize) {
   return { babylonWebGL: babylon.engine.webGLVersion, babylonVersion: BABYLON.Engine.Version, threeRevision: THREE.REVISION };
 }
 
-/** Mask of a WebGL context's drawing buffer, top row first, base64 of 1 byte per pixel. */
-function readMask(gl) {
-  const rgba = new Uint8Array(size * size * 4);
-  gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-  const mask = new Uint8Array(size * size);
-  for (let y = 0; y < size; y++) {
-    const src = (size - 1 - y) * size * 4;
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
-  }
-  let s = '';
-  for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
-  return btoa(s);
-}
+/** Mask of a WebGL context's drawing buffer (mask.js). */
+const readMask = (gl) => readMaskOf(gl, size);
 
 /** Camera position and target framing the description's bounds (glTF axes), front-right above. */
 function framing(description) {
@@ -114,14 +104,15 @@ async function loadBabylon({ restUrl, babylonUrl, sourceUrl, description }) {
   const scene = new BABYLON.Scene(babylon.engine);
   scene.clearColor = new BABYLON.Color4(0, 0, 0, 1);
   babylon.scene = scene;
-  // Babylon is left-handed: its glTF loader's __root__ node mirrors z, so glTF (x, y, z) shows at (x, y, −z).
+  // Babylon is left-handed: its glTF loader's __root__ node (half turn about y, then z × −1)
+  // puts glTF's (x, y, z) at (−x, y, z).
   const f = framing(description);
-  const camera = new BABYLON.UniversalCamera('camera', new BABYLON.Vector3(f.eye.x, f.eye.y, -f.eye.z), scene);
+  const camera = new BABYLON.UniversalCamera('camera', new BABYLON.Vector3(-f.eye.x, f.eye.y, f.eye.z), scene);
   camera.fov = THREE.MathUtils.degToRad(f.fov);
   camera.fovMode = BABYLON.Camera.FOVMODE_VERTICAL_FIXED;
   camera.minZ = f.near;
   camera.maxZ = f.far;
-  camera.setTarget(new BABYLON.Vector3(f.c.x, f.c.y, -f.c.z));
+  camera.setTarget(new BABYLON.Vector3(-f.c.x, f.c.y, f.c.z));
   babylon.camera = camera;
 
   // Silhouettes need no images (and a fixture may lack its external ones): skip materials.
@@ -196,4 +187,3 @@ async function renderBabylonSource(groupIndices, t) {
 }
 
 window.bones = { init, loadThree, renderThreeBones, renderThreeSource, loadBabylon, renderBabylonBones, renderBabylonSource };
-window.bonesReady = true;

@@ -7,6 +7,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { fromParts, loadVat, VatMesh, VAT_GLSL } from '@vatbake/three';
+import { readMask as readMaskOf } from './mask.js';
 
 let renderer;
 let size;
@@ -109,20 +110,8 @@ function unload() {
   vat = mesh = vatScene = source = shadowRig = null;
 }
 
-/** Read the canvas back as a mask, top row first: 1 byte per pixel, 255 = covered (`dark`: 255 = dark pixel). */
-function readMask({ dark = false } = {}) {
-  const gl = renderer.getContext();
-  const rgba = new Uint8Array(size * size * 4);
-  gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-  const mask = new Uint8Array(size * size);
-  for (let y = 0; y < size; y++) {
-    const src = (size - 1 - y) * size * 4; // readPixels is bottom row first
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 !== dark ? 255 : 0;
-  }
-  let s = '';
-  for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
-  return btoa(s);
-}
+/** The canvas as a mask (mask.js): 255 = covered (`dark`: 255 = dark pixel). */
+const readMask = (options) => readMaskOf(renderer.getContext(), size, options);
 
 /**
  * VAT unit at clip time t. The time is split between the shared clock and the unit's
@@ -531,10 +520,11 @@ function unfold(ox, oy) {
 }
 
 // camera() and vat() are for players.js (PlayCanvas): the three.js camera, and what
-// loadVat returned for the loaded bake with its VatMesh as `mesh`.
+// loadVat returned for the loaded bake with its VatMesh as `mesh`; renderer() for
+// three-vat.js, which draws three-vat's mesh with it.
 window.harness = {
   init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck,
   camera: () => camera,
+  renderer: () => renderer,
   vat: () => ({ ...vat, mesh }),
 };
-window.harnessReady = true;

@@ -5,6 +5,7 @@
 import * as pc from 'playcanvas';
 import { parseVat, createVatTexture, createVatMesh } from '/playcanvas/scripts/esm/vat/vat-data.mjs';
 import { setupVatMaterial } from '/playcanvas/scripts/esm/vat/vat-chunks.mjs';
+import { readMask } from './mask.js';
 
 let app = null;
 let size = 0;
@@ -78,17 +79,7 @@ function renderPlayCanvas(name, t, { speed = 1 } = {}) {
   const frame = animation.frameStart + Math.min(((t * speed) / animation.duration) * animation.frameCount, animation.frameCount - 1e-4);
   unit.material.setParameter('vatFrame', Math.max(frame, 0));
   app.render();
-  const gl = app.graphicsDevice.gl;
-  const rgba = new Uint8Array(size * size * 4);
-  gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, rgba);
-  const mask = new Uint8Array(size * size);
-  for (let y = 0; y < size; y++) {
-    const src = (size - 1 - y) * size * 4;
-    for (let x = 0; x < size; x++) mask[y * size + x] = rgba[src + x * 4] > 127 ? 255 : 0;
-  }
-  let s = '';
-  for (let i = 0; i < mask.length; i += 0x8000) s += String.fromCharCode(...mask.subarray(i, i + 0x8000));
-  return btoa(s);
+  return readMask(app.graphicsDevice.gl, size);
 }
 
 /**
@@ -115,4 +106,3 @@ function compareFrame0(frame0) {
 }
 
 window.players = { initPlayCanvas, loadPlayCanvas, renderPlayCanvas, compareFrame0 };
-window.playersReady = true;

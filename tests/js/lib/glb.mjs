@@ -1,5 +1,6 @@
 // Minimal GLB container reading/writing (glTF 2.0 §4.4) and raw accessor reading.
 // Written for these checks; it deliberately knows nothing about vatbake.
+import fs from 'node:fs';
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a; // "JSON"
@@ -90,4 +91,10 @@ export function readAccessor(json, buffers, accessorIndex) {
     out.push(el);
   }
   return out;
+}
+
+/** The first primitive's attribute `name` (e.g. 'POSITION', 'TEXCOORD_1') of a GLB file, one array per vertex. */
+export function glbAttribute(file, name) {
+  const { json, bin } = readGlb(new Uint8Array(fs.readFileSync(file)));
+  return readAccessor(json, [bin], json.meshes[0].primitives[0].attributes[name]);
 }
