@@ -31,15 +31,17 @@
 //! # Ok::<(), vat_export::ExportError>(())
 //! ```
 
+mod exr;
 mod openvat;
 mod playcanvas;
 mod target;
 mod types;
 mod vat3;
 
+pub use exr::{exr_rgba32f, ExrChannel, EXR_ZIP_LINES};
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
-pub use target::{convention, convert, exr_rgba32f, Convention, Converted, CONVENTIONS};
+pub use target::{convention, convert, Convention, Converted, CONVENTIONS};
 pub use vat3::vat3;
 
 pub use types::{Baked, ClipSpan, Export, ExportError, ExportFile, MeshRequest};

@@ -3,10 +3,7 @@ use std::io::{Cursor, Seek, SeekFrom, Write};
 use zstd::zstd_safe::{self, zstd_sys::ZSTD_EndDirective, CCtx, CParameter, InBuffer, OutBuffer};
 
 use crate::error::Ktx2Error;
-use crate::layout::{
-    image_byte_len, key_value_data, put_u32, put_u64, rgba16_unorm_dfd, HEADER_LEN, IDENTIFIER, LEVEL_INDEX_ENTRY_LEN,
-    SUPERCOMPRESSION_ZSTD, TYPE_SIZE, VK_FORMAT_R16G16B16A16_UNORM,
-};
+use crate::layout::{image_byte_len, LEVEL_LENGTH_AT, RGBA16_UNORM};
 use crate::types::{Ktx2Options, Rgba16Image};
 
 pub(crate) fn encode_ktx2(image: &Rgba16Image, options: &Ktx2Options) -> Result<Vec<u8>, Ktx2Error> {
@@ -48,8 +45,6 @@ pub struct Ktx2Writer<W: Write + Seek> {
     out: W,
     /// Where the file starts in `out`.
     start: u64,
-    /// Offset of the level index's `byteLength` field.
-    level_length_at: u64,
     /// Offset of the level data.
     level_offset: u64,
     cctx: CCtx<'static>,
@@ -92,56 +87,14 @@ impl<W: Write + Seek> Ktx2Writer<W> {
             })?,
         )?;
         check_options(options)?;
-        let dfd = rgba16_unorm_dfd();
-        let kvd = key_value_data(&options.writer);
-
-        // Sections follow each other in the order the specification lists them. The
-        // DFD offset (104) is 4-aligned and the DFD a multiple of 4 long, so the
-        // key/value data is 4-aligned as its padding rules assume. There is no
-        // supercompression global data for Zstandard, hence no 8-byte sgdPadding, and a
-        // supercompressed level's required alignment is 1: the level follows the
-        // key/value data directly.
-        let dfd_offset = HEADER_LEN + LEVEL_INDEX_ENTRY_LEN;
-        let kvd_offset = dfd_offset + dfd.len();
-        let level_offset = kvd_offset + kvd.len();
-        let index_field = |value: usize| {
-            u32::try_from(value)
-                .map_err(|_| Ktx2Error::InvalidOptions("the writer string makes the header too long".to_string()))
-        };
-
         let start = out.stream_position().map_err(Ktx2Error::Io)?;
-        let mut head = Vec::with_capacity(level_offset);
-        head.extend_from_slice(&IDENTIFIER);
-        put_u32(&mut head, VK_FORMAT_R16G16B16A16_UNORM);
-        put_u32(&mut head, TYPE_SIZE);
-        put_u32(&mut head, width);
-        put_u32(&mut head, height);
-        put_u32(&mut head, 0); // pixelDepth: not a 3D texture
-        put_u32(&mut head, if layers > 1 { layers } else { 0 }); // layerCount: 0 unless an array texture
-        put_u32(&mut head, 1); // faceCount: not a cubemap
-        put_u32(&mut head, 1); // levelCount: the base level only, and no mipmaps wanted
-        put_u32(&mut head, SUPERCOMPRESSION_ZSTD);
-        put_u32(&mut head, index_field(dfd_offset)?);
-        put_u32(&mut head, index_field(dfd.len())?);
-        put_u32(&mut head, index_field(kvd_offset)?);
-        put_u32(&mut head, index_field(kvd.len())?);
-        put_u64(&mut head, 0); // sgdByteOffset: must be 0 when sgdByteLength is 0
-        put_u64(&mut head, 0); // sgdByteLength: Zstandard has no global data
-        put_u64(&mut head, level_offset as u64);
-        let level_length_at = head.len() as u64;
-        put_u64(&mut head, 0); // byteLength: patched in once the level is compressed
-        put_u64(&mut head, raw_len);
-        debug_assert_eq!(head.len(), dfd_offset);
-        head.extend_from_slice(&dfd);
-        head.extend_from_slice(&kvd);
-        debug_assert_eq!(head.len(), level_offset);
+        let head = RGBA16_UNORM.head(width, height, layers, raw_len, &options.writer)?;
         out.write_all(&head).map_err(Ktx2Error::Io)?;
 
         Ok(Ktx2Writer {
             out,
             start,
-            level_length_at,
-            level_offset: level_offset as u64,
+            level_offset: head.len() as u64,
             cctx: level_compressor(options, raw_len)?,
             buffer: vec![0u8; CCtx::out_size()],
             row_len: width as usize * 4,
@@ -196,7 +149,7 @@ impl<W: Write + Seek> Ktx2Writer<W> {
             return Err(self.count_error(self.fed));
         }
         let level_len = self.level_len;
-        self.out.seek(SeekFrom::Start(self.start + self.level_length_at)).map_err(Ktx2Error::Io)?;
+        self.out.seek(SeekFrom::Start(self.start + LEVEL_LENGTH_AT as u64)).map_err(Ktx2Error::Io)?;
         self.out.write_all(&level_len.to_le_bytes()).map_err(Ktx2Error::Io)?;
         self.out.seek(SeekFrom::Start(self.start + self.level_offset + level_len)).map_err(Ktx2Error::Io)?;
         self.out.flush().map_err(Ktx2Error::Io)?;

@@ -6,22 +6,9 @@ use std::io::Cursor;
 
 use crate::error::Ktx2Error;
 use crate::layout::{
-    key_value_data, put_u16, put_u32, put_u64, FixedHeader, HEADER_LEN, IDENTIFIER, LEVEL_INDEX_ENTRY_LEN,
-    MAX_IMAGE_BYTES, SAMPLE_CHANNELS, SUPERCOMPRESSION_ZSTD,
+    FixedHeader, LEVEL_LENGTH_AT, RGBA32_SFLOAT, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R32G32B32A32_SFLOAT,
 };
 use crate::types::Ktx2Options;
-
-/// `VK_FORMAT_R32G32B32A32_SFLOAT`.
-pub const VK_FORMAT_R32G32B32A32_SFLOAT: u32 = 109;
-
-/// R, G, B, A: four bytes each.
-const BYTES_PER_FLOAT_TEXEL: u64 = 16;
-/// Basic block: 24 bytes of fields, then 16 bytes per sample.
-const BASIC_BLOCK_LEN: usize = 24 + 16 * 4;
-/// `dfdTotalSize`: its own 4 bytes plus the one basic block.
-const DFD_LEN: usize = 4 + BASIC_BLOCK_LEN;
-/// The sample qualifiers of a signed float channel (KHR_DF_SAMPLE_DATATYPE_FLOAT | _SIGNED).
-const FLOAT_SIGNED: u8 = 0x80 | 0x40;
 
 /// A grid of RGBA float texels, row 0 first, `width · height · 4` values.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,29 +19,6 @@ pub struct Rgba32fImage {
     pub height: u32,
     /// R, G, B, A of every texel, row by row.
     pub texels: Vec<f32>,
-}
-
-/// The Data Format Descriptor of `VK_FORMAT_R32G32B32A32_SFLOAT` (as KTX-Software's
-/// `vk2dfd` gives it): four signed float samples, lower −1.0 and upper 1.0.
-fn rgba32f_dfd() -> Vec<u8> {
-    let mut dfd = Vec::with_capacity(DFD_LEN);
-    put_u32(&mut dfd, DFD_LEN as u32);
-    put_u32(&mut dfd, 0); // vendorId Khronos, descriptorType basic
-    put_u16(&mut dfd, 2); // versionNumber 1.3
-    put_u16(&mut dfd, BASIC_BLOCK_LEN as u16);
-    dfd.extend_from_slice(&[1, 1, 1, 0]); // RGBSDA, BT.709, linear, alpha straight
-    dfd.extend_from_slice(&[0, 0, 0, 0]); // a 1×1×1×1 block
-    dfd.extend_from_slice(&[BYTES_PER_FLOAT_TEXEL as u8, 0, 0, 0, 0, 0, 0, 0]);
-    for (index, channel) in SAMPLE_CHANNELS.into_iter().enumerate() {
-        put_u16(&mut dfd, 32 * index as u16);
-        dfd.push(32 - 1);
-        dfd.push(channel | FLOAT_SIGNED);
-        dfd.extend_from_slice(&[0, 0, 0, 0]);
-        put_u32(&mut dfd, (-1.0f32).to_bits());
-        put_u32(&mut dfd, 1.0f32.to_bits());
-    }
-    debug_assert_eq!(dfd.len(), DFD_LEN);
-    dfd
 }
 
 /// Encodes `image` as KTX 2.0 with `vkFormat` 109, one level, Zstandard
@@ -86,33 +50,8 @@ pub fn encode_ktx2_rgba32f(image: &Rgba32fImage, options: &Ktx2Options) -> Resul
     std::io::Write::write_all(&mut encoder, &raw).map_err(Ktx2Error::Zstd)?;
     let level = encoder.finish().map_err(Ktx2Error::Zstd)?.into_inner();
 
-    let dfd = rgba32f_dfd();
-    let kvd = key_value_data(&options.writer);
-    let dfd_offset = HEADER_LEN + LEVEL_INDEX_ENTRY_LEN;
-    let kvd_offset = dfd_offset + dfd.len();
-    let level_offset = kvd_offset + kvd.len();
-    let mut out = Vec::with_capacity(level_offset + level.len());
-    out.extend_from_slice(&IDENTIFIER);
-    put_u32(&mut out, VK_FORMAT_R32G32B32A32_SFLOAT);
-    put_u32(&mut out, 4); // typeSize: 32-bit components
-    put_u32(&mut out, width);
-    put_u32(&mut out, height);
-    put_u32(&mut out, 0); // pixelDepth
-    put_u32(&mut out, 0); // layerCount
-    put_u32(&mut out, 1); // faceCount
-    put_u32(&mut out, 1); // levelCount
-    put_u32(&mut out, SUPERCOMPRESSION_ZSTD);
-    put_u32(&mut out, dfd_offset as u32);
-    put_u32(&mut out, dfd.len() as u32);
-    put_u32(&mut out, kvd_offset as u32);
-    put_u32(&mut out, kvd.len() as u32);
-    put_u64(&mut out, 0);
-    put_u64(&mut out, 0);
-    put_u64(&mut out, level_offset as u64);
-    put_u64(&mut out, level.len() as u64);
-    put_u64(&mut out, raw_len);
-    out.extend_from_slice(&dfd);
-    out.extend_from_slice(&kvd);
+    let mut out = RGBA32_SFLOAT.head(width, height, 1, raw_len, &options.writer)?;
+    out[LEVEL_LENGTH_AT..LEVEL_LENGTH_AT + 8].copy_from_slice(&(level.len() as u64).to_le_bytes());
     out.extend_from_slice(&level);
     Ok(out)
 }
@@ -144,16 +83,13 @@ pub fn decode_ktx2_rgba32f(bytes: &[u8]) -> Result<Rgba32fImage, Ktx2Error> {
     Ok(Rgba32fImage { width, height, texels })
 }
 
-/// Raw byte length of a `width` × `height` RGBA32F image, if within [`MAX_IMAGE_BYTES`].
+/// Raw byte length of a `width` × `height` RGBA32F image, if neither side is 0 and it is
+/// within [`crate::MAX_IMAGE_BYTES`].
 fn float_byte_len(width: u32, height: u32) -> Result<u64, Ktx2Error> {
     if width == 0 || height == 0 {
         return Err(Ktx2Error::EmptyImage { width, height });
     }
-    let bytes = u128::from(width) * u128::from(height) * u128::from(BYTES_PER_FLOAT_TEXEL);
-    if bytes > u128::from(MAX_IMAGE_BYTES) {
-        return Err(Ktx2Error::TooLarge { width, height, bytes, limit: MAX_IMAGE_BYTES });
-    }
-    Ok(bytes as u64)
+    RGBA32_SFLOAT.byte_len(width, height)
 }
 
 #[cfg(test)]
@@ -174,6 +110,18 @@ mod tests {
         assert_eq!(bits(&back), bits(&image));
         // Deterministic: the same image gives the same bytes.
         assert_eq!(encode_ktx2_rgba32f(&image, &Ktx2Options::default()).unwrap(), bytes);
+    }
+
+    #[test]
+    fn the_dfd_is_the_one_the_ktx2_crate_builds_for_rgba32f() {
+        // `ktx2` builds DFDs from a format table modelled on KTX-Software's `vk2dfd`: not ours.
+        let (basic, type_size) = ktx2::dfd::Basic::from_format(ktx2::Format::R32G32B32A32_SFLOAT).unwrap();
+        assert_eq!(type_size, 4);
+        let image = Rgba32fImage { width: 2, height: 1, texels: vec![0.5; 8] };
+        let bytes = encode_ktx2_rgba32f(&image, &Ktx2Options::default()).unwrap();
+        let dfd_at = crate::layout::HEADER_LEN + crate::layout::LEVEL_INDEX_ENTRY_LEN;
+        assert_eq!(u32::from_le_bytes(bytes[dfd_at..dfd_at + 4].try_into().unwrap()), 92, "dfdTotalSize");
+        assert_eq!(&bytes[dfd_at + 4..dfd_at + 92], &ktx2::dfd::Block::Basic(basic).to_vec()[..]);
     }
 
     #[test]

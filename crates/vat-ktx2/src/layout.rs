@@ -7,6 +7,8 @@ use crate::error::Ktx2Error;
 
 /// `VK_FORMAT_R16G16B16A16_UNORM`.
 pub const VK_FORMAT_R16G16B16A16_UNORM: u32 = 91;
+/// `VK_FORMAT_R32G32B32A32_SFLOAT`.
+pub const VK_FORMAT_R32G32B32A32_SFLOAT: u32 = 109;
 /// `supercompressionScheme` for uncompressed level data.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
 /// `supercompressionScheme` for Zstandard.
@@ -23,11 +25,6 @@ pub(crate) const IDENTIFIER: [u8; 12] = [0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x3
 pub(crate) const HEADER_LEN: usize = 12 + 9 * 4 + 4 * 4 + 2 * 8;
 /// One level index entry: `byteOffset`, `byteLength`, `uncompressedByteLength`, all `UInt64`.
 pub(crate) const LEVEL_INDEX_ENTRY_LEN: usize = 3 * 8;
-/// R, G, B, A, two bytes each.
-pub(crate) const BYTES_PER_TEXEL: u64 = 8;
-/// `typeSize` of an unpacked format with 16-bit components.
-pub(crate) const TYPE_SIZE: u32 = 2;
-
 // Khronos Data Format Specification 1.4 values for the basic descriptor block.
 const KHR_DF_VENDORID_KHRONOS: u32 = 0;
 const KHR_DF_KHR_DESCRIPTORTYPE_BASICFORMAT: u32 = 0;
@@ -41,13 +38,157 @@ pub(crate) const KHR_DF_CHANNEL_RGBSDA_RED: u8 = 0;
 pub(crate) const KHR_DF_CHANNEL_RGBSDA_GREEN: u8 = 1;
 pub(crate) const KHR_DF_CHANNEL_RGBSDA_BLUE: u8 = 2;
 pub(crate) const KHR_DF_CHANNEL_RGBSDA_ALPHA: u8 = 15;
-/// Channel of each 16-bit sample, in memory order.
+/// Channel of each sample, in memory order.
 pub(crate) const SAMPLE_CHANNELS: [u8; 4] =
     [KHR_DF_CHANNEL_RGBSDA_RED, KHR_DF_CHANNEL_RGBSDA_GREEN, KHR_DF_CHANNEL_RGBSDA_BLUE, KHR_DF_CHANNEL_RGBSDA_ALPHA];
 /// Basic block: 24 bytes of fields, then 16 bytes per sample.
 const BASIC_BLOCK_LEN: usize = 24 + 16 * SAMPLE_CHANNELS.len();
 /// `dfdTotalSize`: its own 4 bytes plus the one basic block.
 pub(crate) const DFD_LEN: usize = 4 + BASIC_BLOCK_LEN;
+/// Sample qualifiers (the channelType byte's high bits): `KHR_DF_SAMPLE_DATATYPE_FLOAT`, `_SIGNED`.
+const KHR_DF_SAMPLE_DATATYPE_FLOAT: u8 = 0x80;
+const KHR_DF_SAMPLE_DATATYPE_SIGNED: u8 = 0x40;
+
+/// One of the two texel formats written here: four samples R, G, B, A of `bits` each,
+/// what the header's `vkFormat` and `typeSize` and the DFD's samples say about them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TexelFormat {
+    pub vk_format: u32,
+    /// Bits per sample.
+    bits: u8,
+    /// The qualifiers each sample's channelType carries.
+    qualifiers: u8,
+    /// `sampleLower` and `sampleUpper`: the raw values that mean 0.0 (−1.0 for floats) and 1.0.
+    lower: u32,
+    upper: u32,
+}
+
+/// `VK_FORMAT_R16G16B16A16_UNORM`: unsigned integers, 65535 is 1.0.
+pub(crate) const RGBA16_UNORM: TexelFormat =
+    TexelFormat { vk_format: VK_FORMAT_R16G16B16A16_UNORM, bits: 16, qualifiers: 0, lower: 0, upper: u16::MAX as u32 };
+/// `VK_FORMAT_R32G32B32A32_SFLOAT`: signed floats, lower −1.0 and upper 1.0 as KTX-Software's `vk2dfd` gives them.
+pub(crate) const RGBA32_SFLOAT: TexelFormat = TexelFormat {
+    vk_format: VK_FORMAT_R32G32B32A32_SFLOAT,
+    bits: 32,
+    qualifiers: KHR_DF_SAMPLE_DATATYPE_FLOAT | KHR_DF_SAMPLE_DATATYPE_SIGNED,
+    lower: (-1.0f32).to_bits(),
+    upper: 1.0f32.to_bits(),
+};
+/// R, G, B, A, two bytes each.
+pub(crate) const BYTES_PER_TEXEL: u64 = RGBA16_UNORM.bytes_per_texel();
+/// `typeSize` of an unpacked format with 16-bit components.
+pub(crate) const TYPE_SIZE: u32 = RGBA16_UNORM.type_size();
+
+impl TexelFormat {
+    /// `typeSize`: the bytes of one component.
+    pub(crate) const fn type_size(&self) -> u32 {
+        self.bits as u32 / 8
+    }
+
+    /// Four components.
+    pub(crate) const fn bytes_per_texel(&self) -> u64 {
+        4 * self.type_size() as u64
+    }
+
+    /// Raw byte length of a `width` × `height` image, if within [`MAX_IMAGE_BYTES`].
+    pub(crate) fn byte_len(&self, width: u32, height: u32) -> Result<u64, Ktx2Error> {
+        // u32 × u32 × 16 can exceed u64, never u128.
+        let bytes = u128::from(width) * u128::from(height) * u128::from(self.bytes_per_texel());
+        if bytes > u128::from(MAX_IMAGE_BYTES) {
+            return Err(Ktx2Error::TooLarge { width, height, bytes, limit: MAX_IMAGE_BYTES });
+        }
+        Ok(bytes as u64)
+    }
+
+    /// The Data Format Descriptor, as the KTX-Software reference (`vk2dfd`) produces it.
+    ///
+    /// `bytesPlane0` is the texel's size even though the level is supercompressed: KTX 2.0
+    /// document revision 4 (2025) requires a supercompressed file's DFD to keep the
+    /// pre-deflation `bytesPlane` values; earlier revisions wanted 0 ("unsized"), and
+    /// readers must still accept those, which `decode_ktx2` does.
+    pub(crate) fn dfd(&self) -> Vec<u8> {
+        let mut dfd = Vec::with_capacity(DFD_LEN);
+        put_u32(&mut dfd, DFD_LEN as u32); // dfdTotalSize
+        put_u32(&mut dfd, KHR_DF_VENDORID_KHRONOS | (KHR_DF_KHR_DESCRIPTORTYPE_BASICFORMAT << 17));
+        put_u16(&mut dfd, KHR_DF_VERSIONNUMBER_1_3);
+        put_u16(&mut dfd, BASIC_BLOCK_LEN as u16); // descriptorBlockSize
+        dfd.extend_from_slice(&[
+            KHR_DF_MODEL_RGBSDA,
+            KHR_DF_PRIMARIES_BT709,
+            KHR_DF_TRANSFER_LINEAR,
+            KHR_DF_FLAG_ALPHA_STRAIGHT,
+        ]);
+        // texelBlockDimension0..3 are stored minus one: a 1x1x1x1 block is all zeros.
+        dfd.extend_from_slice(&[0, 0, 0, 0]);
+        // bytesPlane0..7: one plane of whole texels.
+        dfd.extend_from_slice(&[self.bytes_per_texel() as u8, 0, 0, 0, 0, 0, 0, 0]);
+        for (index, channel) in SAMPLE_CHANNELS.into_iter().enumerate() {
+            put_u16(&mut dfd, u16::from(self.bits) * index as u16); // bitOffset
+            dfd.push(self.bits - 1); // bitLength, stored minus one
+            dfd.push(channel | self.qualifiers); // channelType in the low nibble, qualifiers above
+            dfd.extend_from_slice(&[0, 0, 0, 0]); // samplePosition0..3: the texel's origin
+            put_u32(&mut dfd, self.lower); // sampleLower
+            put_u32(&mut dfd, self.upper); // sampleUpper
+        }
+        debug_assert_eq!(dfd.len(), DFD_LEN);
+        dfd
+    }
+
+    /// Everything before the level data of a one-level file with Zstandard supercompression:
+    /// the header, the level index (its `byteLength` 0, for the caller to patch at
+    /// [`LEVEL_LENGTH_AT`]), the DFD and the key/value data. `layers` is 1 for a plain 2D
+    /// texture (`layerCount` 0).
+    pub(crate) fn head(
+        &self,
+        width: u32,
+        height: u32,
+        layers: u32,
+        raw_len: u64,
+        writer: &str,
+    ) -> Result<Vec<u8>, Ktx2Error> {
+        let dfd = self.dfd();
+        let kvd = key_value_data(writer);
+        // Sections follow each other in the order the specification lists them. The
+        // DFD offset (104) is 4-aligned and the DFD a multiple of 4 long, so the
+        // key/value data is 4-aligned as its padding rules assume. There is no
+        // supercompression global data for Zstandard, hence no 8-byte sgdPadding, and a
+        // supercompressed level's required alignment is 1: the level follows the
+        // key/value data directly.
+        let dfd_offset = HEADER_LEN + LEVEL_INDEX_ENTRY_LEN;
+        let kvd_offset = dfd_offset + dfd.len();
+        let level_offset = kvd_offset + kvd.len();
+        let index_field = |value: usize| {
+            u32::try_from(value)
+                .map_err(|_| Ktx2Error::InvalidOptions("the writer string makes the header too long".to_string()))
+        };
+        let mut head = Vec::with_capacity(level_offset);
+        head.extend_from_slice(&IDENTIFIER);
+        put_u32(&mut head, self.vk_format);
+        put_u32(&mut head, self.type_size());
+        put_u32(&mut head, width);
+        put_u32(&mut head, height);
+        put_u32(&mut head, 0); // pixelDepth: not a 3D texture
+        put_u32(&mut head, if layers > 1 { layers } else { 0 }); // layerCount: 0 unless an array texture
+        put_u32(&mut head, 1); // faceCount: not a cubemap
+        put_u32(&mut head, 1); // levelCount: the base level only, and no mipmaps wanted
+        put_u32(&mut head, SUPERCOMPRESSION_ZSTD);
+        put_u32(&mut head, index_field(dfd_offset)?);
+        put_u32(&mut head, index_field(dfd.len())?);
+        put_u32(&mut head, index_field(kvd_offset)?);
+        put_u32(&mut head, index_field(kvd.len())?);
+        put_u64(&mut head, 0); // sgdByteOffset: must be 0 when sgdByteLength is 0
+        put_u64(&mut head, 0); // sgdByteLength: Zstandard has no global data
+        put_u64(&mut head, level_offset as u64);
+        debug_assert_eq!(head.len(), LEVEL_LENGTH_AT);
+        put_u64(&mut head, 0); // byteLength: patched in once the level is compressed
+        put_u64(&mut head, raw_len);
+        debug_assert_eq!(head.len(), dfd_offset);
+        head.extend_from_slice(&dfd);
+        head.extend_from_slice(&kvd);
+        debug_assert_eq!(head.len(), level_offset);
+        Ok(head)
+    }
+}
 
 pub(crate) fn put_u16(out: &mut Vec<u8>, value: u16) {
     out.extend_from_slice(&value.to_le_bytes());
@@ -61,40 +202,8 @@ pub(crate) fn put_u64(out: &mut Vec<u8>, value: u64) {
     out.extend_from_slice(&value.to_le_bytes());
 }
 
-/// The Data Format Descriptor of `VK_FORMAT_R16G16B16A16_UNORM`, as the KTX-Software
-/// reference (`vk2dfd`) produces it.
-///
-/// `bytesPlane0` is 8 even though the level is supercompressed: KTX 2.0 document
-/// revision 4 (2025) requires a supercompressed file's DFD to keep the
-/// pre-deflation `bytesPlane` values; earlier revisions wanted 0 ("unsized"), and
-/// readers must still accept those, which `decode_ktx2` does.
-pub(crate) fn rgba16_unorm_dfd() -> Vec<u8> {
-    let mut dfd = Vec::with_capacity(DFD_LEN);
-    put_u32(&mut dfd, DFD_LEN as u32); // dfdTotalSize
-    put_u32(&mut dfd, KHR_DF_VENDORID_KHRONOS | (KHR_DF_KHR_DESCRIPTORTYPE_BASICFORMAT << 17));
-    put_u16(&mut dfd, KHR_DF_VERSIONNUMBER_1_3);
-    put_u16(&mut dfd, BASIC_BLOCK_LEN as u16); // descriptorBlockSize
-    dfd.extend_from_slice(&[
-        KHR_DF_MODEL_RGBSDA,
-        KHR_DF_PRIMARIES_BT709,
-        KHR_DF_TRANSFER_LINEAR,
-        KHR_DF_FLAG_ALPHA_STRAIGHT,
-    ]);
-    // texelBlockDimension0..3 are stored minus one: a 1x1x1x1 block is all zeros.
-    dfd.extend_from_slice(&[0, 0, 0, 0]);
-    // bytesPlane0..7: one plane of 8-byte texels.
-    dfd.extend_from_slice(&[BYTES_PER_TEXEL as u8, 0, 0, 0, 0, 0, 0, 0]);
-    for (index, channel) in SAMPLE_CHANNELS.into_iter().enumerate() {
-        put_u16(&mut dfd, 16 * index as u16); // bitOffset
-        dfd.push(16 - 1); // bitLength, stored minus one
-        dfd.push(channel); // channelType in the low nibble, no qualifiers (unsigned integer)
-        dfd.extend_from_slice(&[0, 0, 0, 0]); // samplePosition0..3: the texel's origin
-        put_u32(&mut dfd, 0); // sampleLower: 0 is 0.0
-        put_u32(&mut dfd, u32::from(u16::MAX)); // sampleUpper: 65535 is 1.0 (UNORM)
-    }
-    debug_assert_eq!(dfd.len(), DFD_LEN);
-    dfd
-}
+/// Offset of the level index's `byteLength` field: after the header and the level's `byteOffset`.
+pub(crate) const LEVEL_LENGTH_AT: usize = HEADER_LEN + 8;
 
 /// Key/value data: `KTXorientation` = `rd` (S to the right, T down: row 0 is the
 /// top) and `KTXwriter`, both NUL-terminated strings, sorted by key as the
@@ -119,12 +228,7 @@ pub(crate) fn key_value_data(writer: &str) -> Vec<u8> {
 
 /// Raw byte length of a `width` × `height` RGBA16 image, if within [`MAX_IMAGE_BYTES`].
 pub(crate) fn image_byte_len(width: u32, height: u32) -> Result<u64, Ktx2Error> {
-    // u32 × u32 × 8 can exceed u64, never u128.
-    let bytes = u128::from(width) * u128::from(height) * u128::from(BYTES_PER_TEXEL);
-    if bytes > u128::from(MAX_IMAGE_BYTES) {
-        return Err(Ktx2Error::TooLarge { width, height, bytes, limit: MAX_IMAGE_BYTES });
-    }
-    Ok(bytes as u64)
+    RGBA16_UNORM.byte_len(width, height)
 }
 
 /// The fixed 80-byte header, fields named as in the specification.

@@ -54,8 +54,11 @@ mod types;
 
 pub use encode::Ktx2Writer;
 pub use error::Ktx2Error;
-pub use float32::{decode_ktx2_rgba32f, encode_ktx2_rgba32f, Rgba32fImage, VK_FORMAT_R32G32B32A32_SFLOAT};
-pub use layout::{MAX_IMAGE_BYTES, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_UNORM};
+pub use float32::{decode_ktx2_rgba32f, encode_ktx2_rgba32f, Rgba32fImage};
+pub use layout::{
+    MAX_IMAGE_BYTES, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_UNORM,
+    VK_FORMAT_R32G32B32A32_SFLOAT,
+};
 pub use texture::{TextureFile, TextureHeader};
 pub use types::{Ktx2Header, Ktx2Options, Rgba16Image, DEFAULT_ZSTD_LEVEL};
 

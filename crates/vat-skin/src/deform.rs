@@ -147,6 +147,11 @@ mod tests {
         assert_close(positions[0], Vec3::new(3.0, 0.0, 0.0));
         // The morphed normal (0, 0, 1) + 0.5 · (1, −1, 0), normalised.
         assert_close(normals[0], Vec3::new(0.5, -0.5, 1.0).normalize());
+        // In bind space, before the joint: 1 + 0.5 · 1, the same normal.
+        let rig = Rig::new(&model);
+        let (positions, morphed_normals) = rig.morphed(&rig.pose(None, 0.0));
+        assert_eq!(positions, [Vec3::new(1.5, 0.0, 0.0)]);
+        assert_eq!(morphed_normals, normals);
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! - [`Rig`] is the model prepared for many poses: [`Rig::pose`] computes a
 //!   row's matrices once, [`Rig::positions`] and [`Rig::evaluate`] run the
 //!   per-point loop over any range of points, so callers can split the work
-//!   across threads and write results wherever they need them.
+//!   across threads and write results wherever they need them; [`Rig::morphed`]
+//!   gives the bind-space mesh after morph targets alone, what a bone player skins.
 //! - [`evaluate_clip`] evaluates many times at once, in parallel, into
 //!   [`Frames`]; the result is bit-identical at any thread count.
 //! - [`bind_pose_positions`] gives the positions a skin-unaware viewer would show (the

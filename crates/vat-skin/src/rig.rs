@@ -164,6 +164,25 @@ impl<'m> Rig<'m> {
         }
     }
 
+    /// Every point after its part's morph targets at `pose`'s weights and before any
+    /// transform: the bind-space mesh a player skins with the pose's matrices. Normals
+    /// normalised ([`DEGENERATE_NORMAL`] where they have no direction); points of no part
+    /// are left as the model has them.
+    pub fn morphed(&self, pose: &RowPose) -> (Vec<Vec3>, Vec<Vec3>) {
+        let mut positions = self.model.points.positions.clone();
+        let mut normals = self.model.points.normals.clone();
+        for (part_index, part) in self.model.parts.iter().enumerate() {
+            let posed = self.part_pose(pose, part_index);
+            for i in part.points() {
+                let (mut position, mut normal) = (Vec3A::from(positions[i]), Vec3A::from(normals[i]));
+                morph(&mut position, &mut normal, i - part.first_point, &posed.morphs, true);
+                positions[i] = position.into();
+                normals[i] = Vec3::from(normal).normalize_or(DEGENERATE_NORMAL);
+            }
+        }
+        (positions, normals)
+    }
+
     /// Positions of the points in `points` for one pose, into `positions`
     /// (`points.len()` long). Bit-identical to the positions [`Rig::evaluate`]
     /// gives: the bounds taken from these contain every evaluated point.

@@ -241,33 +241,73 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
             settings,
         )
     })?;
-    let files = clock.stage("write", || write(staged, &encoded, settings))?;
-    let gpu_bytes = gpu_budget(&encoded.description, settings, &mut found);
-    let mut timings = clock.timings;
-    timings.total = ms(started);
-
-    let description = encoded.description;
-    Ok(BakeReport {
-        description_file: settings.out_dir.join(settings.description_file()),
-        files,
-        points: description.points,
-        rows: description.rows,
-        clips: description.clips.len(),
-        width: description.texture.width,
-        height: description.texture.height,
-        bands: description.texture.bands,
+    let Encoded { glb, exports, description, description_json } = encoded;
+    let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
+    let mut files: Vec<(&str, &[u8])> = vec![(&mesh_file, &glb)];
+    files.extend(exports.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())));
+    files.push((&description_file, &description_json));
+    let files = clock.stage("write", || commit(staged, &files))?;
+    let outcome = Outcome {
         texture_bytes: texture.bytes,
-        mesh_bytes: encoded.glb.len() as u64,
+        mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
-        gpu_bytes,
-        precision: description.positions.precision,
         size_ratio: posed.size_ratio,
         decimation,
-        notes: found.notes,
-        timings_ms: timings,
-        warnings: found.warnings,
-        description,
-    })
+    };
+    Ok(BakeReport::new(description, files, outcome, found, clock.timings, started, settings))
+}
+
+/// What a bake measured that its description does not hold, for its report.
+pub(crate) struct Outcome {
+    /// The texture file's bytes.
+    pub texture_bytes: u64,
+    /// The rest mesh's bytes.
+    pub mesh_bytes: u64,
+    /// The texels' bytes before compression.
+    pub raw_texel_bytes: u64,
+    /// The size guard's figure.
+    pub size_ratio: f32,
+    /// The decimation and its error, when points were merged.
+    pub decimation: Option<description::Decimation>,
+}
+
+impl BakeReport {
+    /// The report of a bake whose `files` are in place: the description's facts and
+    /// `outcome`'s, the GPU budget checked (its warning into `found`), and the stage
+    /// `timings` with the total since `started`.
+    pub(crate) fn new(
+        description: Description,
+        files: Vec<PathBuf>,
+        outcome: Outcome,
+        mut found: Found,
+        mut timings: Timings,
+        started: Instant,
+        settings: &BakeSettings,
+    ) -> BakeReport {
+        let gpu_bytes = gpu_budget(&description, settings, &mut found);
+        timings.total = ms(started);
+        BakeReport {
+            description_file: settings.out_dir.join(settings.description_file()),
+            files,
+            points: description.points,
+            rows: description.rows,
+            clips: description.clips.len(),
+            width: description.texture.width,
+            height: description.texture.height,
+            bands: description.texture.bands,
+            texture_bytes: outcome.texture_bytes,
+            mesh_bytes: outcome.mesh_bytes,
+            raw_texel_bytes: outcome.raw_texel_bytes,
+            gpu_bytes,
+            precision: description.positions.precision,
+            size_ratio: outcome.size_ratio,
+            decimation: outcome.decimation,
+            notes: found.notes,
+            timings_ms: timings,
+            warnings: found.warnings,
+            description,
+        }
+    }
 }
 
 /// A fresh evaluation of a bake's source, for `verify`: the bake's own load,
@@ -572,14 +612,16 @@ fn measure(
     }
 }
 
+/// Milliseconds spent evaluating, compressing and writing a texture.
+pub(crate) type PartsMs = (f64, f64, f64);
+
 /// The staged texture: its file name, size and how it is stored.
 struct PackedTexture {
     name: String,
     bytes: u64,
     container: &'static str,
     supercompression: &'static str,
-    /// Milliseconds spent evaluating, compressing and writing.
-    parts_ms: (f64, f64, f64),
+    parts_ms: PartsMs,
     /// SHA-256 of the texture file, hex.
     sha256: String,
     /// The largest position error measured on a coarser grid (0 at full precision).
@@ -755,16 +797,16 @@ fn pack(
                 )
                 .advice("ship the KTX2 unless a tool can read nothing else"),
             );
-            let at = Instant::now();
-            let (texels, max_error) = texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, quantizing);
-            let evaluated = ms(at);
-            let at = Instant::now();
-            let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
-            let png = vat_ktx2::encode_png16(&image).context("cannot encode the texture")?;
-            let compressed = ms(at);
-            let at = Instant::now();
-            staged.write(&name, &png).map_err(output)?;
-            let parts_ms = (evaluated, compressed, ms(at));
+            let (max_error, png, parts_ms) = stage_in_memory(
+                staged,
+                &name,
+                || texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, quantizing),
+                |(texels, max_error)| {
+                    let image =
+                        vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
+                    Ok((vat_ktx2::encode_png16(&image).context("cannot encode the texture")?, max_error))
+                },
+            )?;
             let sha256 = description::sha256_hex(&png);
             let bytes = png.len() as u64;
             Ok(PackedTexture { name, bytes, container, supercompression: "none", parts_ms, sha256, max_error })
@@ -929,16 +971,35 @@ pub(crate) fn gltf_axes() -> Axes {
     Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() }
 }
 
-/// Write: the rest mesh and the description staged beside the texture, then all
-/// three renamed into place together.
-fn write(mut staged: Staged, encoded: &Encoded, settings: &BakeSettings) -> Result<Vec<PathBuf>> {
+/// Write: `files` staged beside the texture in order (the rest mesh, other files, the
+/// description), then all renamed into place together.
+pub(crate) fn commit(mut staged: Staged, files: &[(&str, &[u8])]) -> Result<Vec<PathBuf>> {
     let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
-    staged.write(&settings.mesh_file(), &encoded.glb).map_err(output)?;
-    for (name, bytes) in &encoded.exports {
+    for &(name, bytes) in files {
         staged.write(name, bytes).map_err(output)?;
     }
-    staged.write(&settings.description_file(), &encoded.description_json).map_err(output)?;
     Ok(staged.commit().map_err(output)?)
+}
+
+/// A texture made whole in memory (the 16-bit PNG, a bone bake's float KTX2) and staged
+/// as `name`: `evaluate` makes its content, `encode` the file's bytes from it and what
+/// the caller keeps of it. Returns that, the file, and the milliseconds spent evaluating,
+/// encoding and writing.
+pub(crate) fn stage_in_memory<T, K>(
+    staged: &mut Staged,
+    name: &str,
+    evaluate: impl FnOnce() -> T,
+    encode: impl FnOnce(T) -> Result<(Vec<u8>, K)>,
+) -> Result<(K, Vec<u8>, PartsMs)> {
+    let at = Instant::now();
+    let content = evaluate();
+    let evaluated = ms(at);
+    let at = Instant::now();
+    let (file, kept) = encode(content)?;
+    let encoded = ms(at);
+    let at = Instant::now();
+    staged.write(name, &file).map_err(|e| Error::output(format!("{e:#}")))?;
+    Ok((kept, file, (evaluated, encoded, ms(at))))
 }
 
 /// Zstandard worker threads for one texture: the pool's threads (at most 8) when

@@ -19,7 +19,7 @@ use vat_skin::RowPose;
 use crate::bake::{self, BakeReport, Clock, Found, Source, Timings, Watch, GENERATOR};
 use crate::bones_mesh::{self, BoneMesh};
 use crate::description::{self, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
-use crate::error::{ms, Error};
+use crate::error::Error;
 use crate::settings::{BakeSettings, OutputFormat};
 use crate::slots;
 use crate::staging::Staged;
@@ -63,31 +63,32 @@ impl Palette {
         let mut counts = vec![0u8; points];
         let mut node_entry: Vec<(usize, usize)> = Vec::new(); // (node, palette index)
         for (part_index, part) in model.parts.iter().enumerate() {
+            let offset = part.skin.and_then(|s| skin_offset.get(s).copied().flatten());
+            // The part's node matrix, found or added at the first point that follows it.
+            let mut node_matrix = None;
             for i in part.points().filter(|&i| i < points) {
                 let (source_joints, source_weights) = rig.influences(i);
-                let offset = part.skin.and_then(|s| skin_offset.get(s).copied().flatten());
                 if let (Some(offset), false) = (offset, source_joints.is_empty()) {
-                    let mut live: Vec<(u16, f32)> = source_joints
-                        .iter()
-                        .zip(source_weights)
-                        .map(|(&joint, &weight)| ((offset + usize::from(joint)) as u16, weight))
-                        .collect();
+                    let count = source_joints.len();
                     // Strongest first (stable): a player that reads JOINTS_0 alone gets the strongest four.
-                    live.sort_by(|a, b| b.1.total_cmp(&a.1));
-                    for (slot, (joint, weight)) in live.into_iter().enumerate() {
-                        joints[i][slot] = joint;
-                        weights[i][slot] = weight;
+                    let mut order: [usize; MAX_INFLUENCES] = std::array::from_fn(|k| k);
+                    order[..count].sort_by(|&a, &b| source_weights[b].total_cmp(&source_weights[a]));
+                    for (slot, &k) in order[..count].iter().enumerate() {
+                        joints[i][slot] = (offset + usize::from(source_joints[k])) as u16;
+                        weights[i][slot] = source_weights[k];
                     }
-                    counts[i] = source_joints.len() as u8;
+                    counts[i] = count as u8;
                 } else {
-                    let entry = match node_entry.iter().find(|&&(node, _)| node == part.node) {
-                        Some(&(_, entry)) => entry,
-                        None => {
-                            entries.push(Entry::Node { part: part_index });
-                            node_entry.push((part.node, entries.len() - 1));
-                            entries.len() - 1
+                    let entry = *node_matrix.get_or_insert_with(|| {
+                        match node_entry.iter().find(|&&(node, _)| node == part.node) {
+                            Some(&(_, entry)) => entry,
+                            None => {
+                                entries.push(Entry::Node { part: part_index });
+                                node_entry.push((part.node, entries.len() - 1));
+                                entries.len() - 1
+                            }
                         }
-                    };
+                    });
                     joints[i][0] = entry as u16;
                     weights[i][0] = 1.0;
                     counts[i] = 1;
@@ -179,26 +180,8 @@ fn refuse_morph_animation(model: &Model, clips: &[&Clip], settings: &BakeSetting
 
 /// Bind-space positions and normals with each part's rest morph weights applied:
 /// what the rest mesh holds and the matrices move.
-fn bind_pose(model: &Model) -> (Vec<Vec3>, Vec<Vec3>) {
-    let mut positions = model.points.positions.clone();
-    let mut normals = model.points.normals.clone();
-    for part in &model.parts {
-        let weights = model.nodes.get(part.node).map_or(&[][..], |n| n.morph_weights.as_slice());
-        for (target, &weight) in part.morph_targets.iter().zip(weights).filter(|(_, &w)| w != 0.0) {
-            for (k, i) in part.points().enumerate() {
-                if let Some(&delta) = target.positions.get(k) {
-                    positions[i] += delta * weight;
-                }
-                if let Some(&delta) = target.normals.get(k) {
-                    normals[i] += delta * weight;
-                }
-            }
-        }
-        for i in part.points() {
-            normals[i] = normals[i].normalize_or(vat_model::DEGENERATE_NORMAL);
-        }
-    }
-    (positions, normals)
+fn bind_pose(rig: &vat_skin::Rig) -> (Vec<Vec3>, Vec<Vec3>) {
+    rig.morphed(&rig.pose(None, 0.0))
 }
 
 /// The texture's floats: every row's matrices, columns in order, rows stacked.
@@ -295,26 +278,25 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     }
     let bounds =
         clock.stage("bounds", || bake::bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
-    let (bind_positions, bind_normals) = bind_pose(model);
+    let (bind_positions, bind_normals) = bind_pose(&posed.rig);
 
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
-    let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
     let packed = clock.stage("pack", || {
-        let at = Instant::now();
-        let rows: Vec<Vec<Mat4>> = posed.poses.par_iter().map(|pose| palette.row(pose)).collect();
-        let evaluated = ms(at);
-        let at = Instant::now();
-        let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels: texels(&rows) };
-        let options = vat_ktx2::Ktx2Options {
-            zstd_level: settings.zstd_level,
-            writer: GENERATOR.to_string(),
-            ..Default::default()
-        };
-        let ktx2 = vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?;
-        let compressed = ms(at);
-        let at = Instant::now();
-        staged.write(&settings.texture_file(), &ktx2).map_err(output)?;
-        Ok((rows, ktx2, (evaluated, compressed, ms(at))))
+        bake::stage_in_memory(
+            &mut staged,
+            &settings.texture_file(),
+            || posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>(),
+            |rows| {
+                let texels = texels(&rows);
+                let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels };
+                let options = vat_ktx2::Ktx2Options {
+                    zstd_level: settings.zstd_level,
+                    writer: GENERATOR.to_string(),
+                    ..Default::default()
+                };
+                Ok((vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?, rows))
+            },
+        )
     })?;
     let (rows, ktx2, parts_ms) = packed;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = parts_ms;
@@ -368,38 +350,21 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         Ok((glb, description, description_json, babylon.zip(babylon_file)))
     })?;
     let (glb, description, description_json, babylon) = encoded;
-    let files = clock.stage("write", || {
-        if let Some((json, name)) = &babylon {
-            staged.write(name, json.as_bytes()).map_err(output)?;
-        }
-        staged.write(&settings.mesh_file(), &glb).map_err(output)?;
-        staged.write(&settings.description_file(), &description_json).map_err(output)?;
-        Ok(staged.commit().map_err(output)?)
-    })?;
-    let gpu_bytes = bake::gpu_budget(&description, settings, &mut found);
-    let mut timings = clock.timings;
-    timings.total = ms(started);
-    Ok(BakeReport {
-        description_file: settings.out_dir.join(settings.description_file()),
-        files,
-        points: description.points,
-        rows: description.rows,
-        clips: description.clips.len(),
-        width: description.texture.width,
-        height: description.texture.height,
-        bands: 1,
+    let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
+    let mut files: Vec<(&str, &[u8])> = Vec::new();
+    if let Some((json, name)) = &babylon {
+        files.push((name, json.as_bytes()));
+    }
+    files.extend([(mesh_file.as_str(), glb.as_slice()), (&description_file, &description_json)]);
+    let files = clock.stage("write", || bake::commit(staged, &files))?;
+    let outcome = bake::Outcome {
         texture_bytes: ktx2.len() as u64,
         mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (width * rows.len() * 16) as u64,
-        gpu_bytes,
-        precision: max_error,
         size_ratio: posed.size_ratio,
         decimation: None,
-        notes: found.notes,
-        timings_ms: timings,
-        warnings: found.warnings,
-        description,
-    })
+    };
+    Ok(BakeReport::new(description, files, outcome, found, clock.timings, started, settings))
 }
 
 /// The description of a bone bake.
@@ -533,7 +498,7 @@ mod tests {
         let rig = vat_skin::Rig::new(&model);
         let poses: Vec<RowPose> = times.iter().map(|&(c, t)| rig.pose(c.map(|c| &model.clips[c]), t)).collect();
         let palette = Palette::new(&rig);
-        let (bind, _) = bind_pose(&model);
+        let (bind, _) = bind_pose(&rig);
         let rows: Vec<Vec<Mat4>> = poses.iter().map(|p| palette.row(p)).collect();
         let translations = Bounds::from_points(rows.iter().flatten().map(|m| m.w_axis.truncate()));
         let max_scale =
@@ -571,7 +536,7 @@ mod tests {
         let (model, times) = fixture("variants/mesh-outside-armature.glb");
         let rig = vat_skin::Rig::new(&model);
         let palette = Palette::new(&rig);
-        let (bind, _) = bind_pose(&model);
+        let (bind, _) = bind_pose(&rig);
         let (clip, time) = times[times.len() / 2];
         let pose = rig.pose(clip.map(|c| &model.clips[c]), time);
         let row = palette.row(&pose);

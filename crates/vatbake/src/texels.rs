@@ -13,7 +13,6 @@
 //! Work is split by image rows (one row of one band); each depends only on its
 //! own pose and points, so the bytes are the same at any thread count.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -94,6 +93,15 @@ impl Quantizing {
     }
 }
 
+/// How a texel holds a point's normal: the encoder's one choice besides the box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NormalEncoding {
+    /// Octahedral 8 + 8 in A, beside the position in RGB: the texture of every bake.
+    Packed8,
+    /// Octahedral 16 + 16 in R and G, B = A = 0, no position: `--normals separate`'s layers.
+    Separate16,
+}
+
 /// What streaming the texels measured.
 #[derive(Clone, Copy, Debug)]
 pub struct Streamed {
@@ -110,9 +118,8 @@ pub struct Streamed {
 /// [`Streamed::max_error`].
 pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, q: &Quantizing) -> (Vec<u16>, f32) {
     let mut texels = vec![0u16; layout.texels() * 4];
-    let worst = AtomicU32::new(0);
-    fill_rows(rig, poses, layout, columns, q, &worst, 0, false, &mut texels);
-    (texels, f32::from_bits(worst.into_inner()))
+    let worst = fill_rows(rig, poses, layout, columns, q, 0, NormalEncoding::Packed8, &mut texels);
+    (texels, worst)
 }
 
 /// Bytes of texels handed on at a time by [`stream_texels`]: a few of zstd's jobs.
@@ -137,9 +144,9 @@ pub fn stream_texels<E: Send>(
     q: &Quantizing,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Streamed, E> {
-    let worst = AtomicU32::new(0);
-    let evaluating = stream_chunks(rig, poses, layout, columns, q, &worst, CHUNK_BYTES, false, sink)?;
-    Ok(Streamed { evaluating, max_error: f32::from_bits(worst.into_inner()) })
+    let (evaluating, max_error) =
+        stream_chunks(rig, poses, layout, columns, q, CHUNK_BYTES, NormalEncoding::Packed8, sink)?;
+    Ok(Streamed { evaluating, max_error })
 }
 
 /// [`stream_texels`] of the normals alone, octahedral 16 + 16 in R and G (B = A = 0):
@@ -152,9 +159,11 @@ pub fn stream_normal_texels<E: Send>(
     q: &Quantizing,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
-    stream_chunks(rig, poses, layout, columns, q, &AtomicU32::new(0), CHUNK_BYTES, true, sink)
+    Ok(stream_chunks(rig, poses, layout, columns, q, CHUNK_BYTES, NormalEncoding::Separate16, sink)?.0)
 }
 
+/// Fills chunks of `chunk_bytes` (whole image rows) and hands them to `sink` in order;
+/// returns the time spent evaluating and the largest position error [`fill_rows`] measured.
 #[allow(clippy::too_many_arguments)]
 fn stream_chunks<E: Send>(
     rig: &Rig,
@@ -162,12 +171,12 @@ fn stream_chunks<E: Send>(
     layout: &Layout,
     columns: &Columns,
     q: &Quantizing,
-    worst: &AtomicU32,
     chunk_bytes: usize,
-    normals16: bool,
+    normal: NormalEncoding,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
-) -> Result<Duration, E> {
+) -> Result<(Duration, f32), E> {
     let mut evaluating = Duration::ZERO;
+    let mut worst = 0f32;
     let row_len = layout.width * 4;
     let rows_per_chunk = (chunk_bytes / (row_len * 2)).clamp(1, layout.height.max(1));
     if rayon::current_num_threads() <= 1 {
@@ -175,11 +184,12 @@ fn stream_chunks<E: Send>(
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, q, worst, first_row, normals16, &mut chunk[..rows * row_len]);
+            worst =
+                worst.max(fill_rows(rig, poses, layout, columns, q, first_row, normal, &mut chunk[..rows * row_len]));
             evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
-        return Ok(evaluating);
+        return Ok((evaluating, worst));
     }
     std::thread::scope(|scope| {
         let (filled, to_sink) = mpsc::sync_channel::<(usize, Vec<u16>)>(1);
@@ -205,22 +215,23 @@ fn stream_chunks<E: Send>(
                 }
             };
             let at = Instant::now();
-            fill_rows(rig, poses, layout, columns, q, worst, first_row, normals16, &mut chunk[..rows * row_len]);
+            worst =
+                worst.max(fill_rows(rig, poses, layout, columns, q, first_row, normal, &mut chunk[..rows * row_len]));
             evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
             }
         }
         drop(filled);
-        encoder.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)).map(|()| evaluating)
+        encoder.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)).map(|()| (evaluating, worst))
     })
 }
 
 /// Evaluates and encodes the image rows from `first_row` on into `texels` (whole
-/// rows), in parallel by row. Texels past a band's last column are set to zero.
-/// On a grid coarser than full precision, `worst` is raised to the largest
-/// distance between an evaluated position and its decoded texel (f32 bits: for
-/// distances, which are never negative, the bits order as the values do).
+/// rows), in parallel by row, the normals as `normal` says. Texels past a band's
+/// last column are set to zero. Returns, for positions on a grid coarser than full
+/// precision, the largest distance between an evaluated position and its decoded
+/// texel; 0 otherwise (the largest of the rows' own: the same at any thread count).
 #[allow(clippy::too_many_arguments)]
 fn fill_rows(
     rig: &Rig,
@@ -228,48 +239,52 @@ fn fill_rows(
     layout: &Layout,
     columns: &Columns,
     q: &Quantizing,
-    worst: &AtomicU32,
     first_row: usize,
-    normals16: bool,
+    normal: NormalEncoding,
     texels: &mut [u16],
-) {
+) -> f32 {
     let quantizer = &Quantizer::on_grid(&q.bounds, &q.grid);
-    let measure = !q.grid.is_full() && !normals16;
+    let measure = !q.grid.is_full() && normal == NormalEncoding::Packed8;
     assert_eq!(poses.len(), layout.rows, "one pose per row");
     assert_eq!(columns.len(), layout.points, "one column per point");
     let in_order = columns.is_identity();
-    texels.par_chunks_mut(layout.width * 4).enumerate().for_each_init(
-        || (vec![Vec3A::ZERO; layout.width], vec![Vec3A::ZERO; layout.width]),
-        |(positions, normals), (k, line)| {
-            let y = first_row + k;
-            let band = layout.band_points(y / layout.rows);
-            let count = band.len();
-            let (positions, normals) = (&mut positions[..count], &mut normals[..count]);
-            let pose = &poses[y % layout.rows];
-            if in_order {
-                rig.evaluate(pose, band, positions, normals);
-            } else {
-                rig.evaluate_points(pose, &columns.points()[band], positions, normals);
-            }
-            let (used, padding) = line.split_at_mut(count * 4);
-            if normals16 {
-                for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
-                    let [x, y] = crate::playback::encode_normal16(normal);
-                    texel.copy_from_slice(&[x, y, 0, 0]);
+    texels
+        .par_chunks_mut(layout.width * 4)
+        .enumerate()
+        .map_init(
+            || (vec![Vec3A::ZERO; layout.width], vec![Vec3A::ZERO; layout.width]),
+            |(positions, normals), (k, line)| {
+                let y = first_row + k;
+                let band = layout.band_points(y / layout.rows);
+                let count = band.len();
+                let (positions, normals) = (&mut positions[..count], &mut normals[..count]);
+                let pose = &poses[y % layout.rows];
+                if in_order {
+                    rig.evaluate(pose, band, positions, normals);
+                } else {
+                    rig.evaluate_points(pose, &columns.points()[band], positions, normals);
                 }
-            } else {
-                vat_bounds::encode_texels(quantizer, positions, normals, used);
-            }
-            padding.fill(0);
-            if measure {
-                let row_worst = positions.iter().zip(used.chunks_exact(4)).fold(0f32, |w, (&p, texel)| {
+                let (used, padding) = line.split_at_mut(count * 4);
+                match normal {
+                    NormalEncoding::Packed8 => vat_bounds::encode_texels(quantizer, positions, normals, used),
+                    NormalEncoding::Separate16 => {
+                        for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
+                            let [x, y] = crate::playback::encode_normal16(normal);
+                            texel.copy_from_slice(&[x, y, 0, 0]);
+                        }
+                    }
+                }
+                padding.fill(0);
+                if !measure {
+                    return 0.0;
+                }
+                positions.iter().zip(used.chunks_exact(4)).fold(0f32, |w, (&p, texel)| {
                     let decoded = vat_bounds::decode_position([texel[0], texel[1], texel[2]], &q.bounds);
                     w.max(decoded.distance(Vec3::from(p)))
-                });
-                worst.fetch_max(row_worst.to_bits(), Ordering::Relaxed);
-            }
-        },
-    );
+                })
+            },
+        )
+        .reduce(|| 0.0, f32::max)
 }
 
 /// Positions of every point for one pose.
@@ -393,9 +408,8 @@ mod tests {
                     &layout,
                     &columns,
                     &q,
-                    &AtomicU32::new(0),
                     5 * 32,
-                    false,
+                    NormalEncoding::Packed8,
                     |rows: &[u16]| {
                         assert_eq!(rows.len() % 16, 0, "whole rows");
                         streamed.extend_from_slice(rows);
@@ -426,9 +440,8 @@ mod tests {
                     &layout,
                     &columns,
                     &Quantizing::full(bounds),
-                    &AtomicU32::new(0),
                     32,
-                    false,
+                    NormalEncoding::Packed8,
                     |_: &[u16]| {
                         calls += 1;
                         if calls == 3 {
@@ -439,7 +452,7 @@ mod tests {
                     },
                 )
             });
-            assert_eq!(result, Err("disk full"), "{threads} threads");
+            assert_eq!(result.map(|_| ()), Err("disk full"), "{threads} threads");
             assert_eq!(calls, 3, "nothing is handed on after the error ({threads} threads)");
         }
     }
