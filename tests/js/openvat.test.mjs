@@ -9,21 +9,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bake, FIXTURES } from './lib/bake.mjs';
+import { bake, FIXTURES, BUNDLED } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder } from './lib/vat.mjs';
 import { glbAttribute as attribute } from './lib/glb.mjs';
 import { readPng16 } from './lib/png16.mjs';
 import { undoDelta } from '../../runtimes/three/src/delta.js';
 
-const MODELS = [
-  'Fox/Fox.glb',
-  'MorphStressTest/MorphStressTest.gltf',
-  'Kenney-MiniCharacters/character-female-a.glb',
-  'RiggedSimple/rigged-simple.gltf',
-  'CesiumMan/glTF-Binary/CesiumMan.glb',
-];
-
-for (const model of MODELS) {
+for (const model of BUNDLED) {
   test(`openvat: ${model} decodes with OpenVAT's shader formula onto our positions`, (t) => {
     // --max-width 1000 wraps the bigger models into bands, as OpenVAT's own layout does.
     const run = bake(path.join(FIXTURES, model), ['--format', 'openvat', '--max-width', '1000']);

@@ -16,22 +16,11 @@ import path from 'node:path';
 import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { DataUtils, FloatType, HalfFloatType } from 'three';
 import validator from 'gltf-validator';
-import { bake, FIXTURES } from './lib/bake.mjs';
+import { bake, FIXTURES, BUNDLED } from './lib/bake.mjs';
 import { readDescription, readTexture, makeDecoder } from './lib/vat.mjs';
 import { glbAttribute, readGlb } from './lib/glb.mjs';
 import { loadWithThree } from './lib/three-source.mjs';
 import { undoDelta } from '../../runtimes/three/src/delta.js';
-
-const MODELS = [
-  'Fox/Fox.glb',
-  'CesiumMan/glTF-Binary/CesiumMan.glb',
-  'Kenney-MiniCharacters/character-female-a.glb',
-  'Kenney-PlatformerCharacter/character.glb',
-  'MorphStressTest/MorphStressTest.gltf',
-  'RiggedSimple/rigged-simple.gltf',
-  'SimpleSkin/SimpleSkin.gltf',
-  'AnimatedMorphCube/AnimatedMorphCube.gltf',
-];
 
 // Houdini's keys (sorted, as it writes them) and the two three-vat reads besides.
 const KEYS = [
@@ -70,7 +59,7 @@ const degrees = (a, b) => {
   return (Math.acos(Math.min(1, Math.max(-1, dot))) * 180) / Math.PI;
 };
 
-for (const model of MODELS) {
+for (const model of BUNDLED) {
   test(`vat3: ${model} decodes with the soft-body formula onto our positions`, async (t) => {
     const run = bake(path.join(FIXTURES, model), ['--format', 'vat3', '--delta', 'none']);
     const { desc, ktx2Path, restPath } = readDescription(run.description);

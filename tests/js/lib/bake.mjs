@@ -8,6 +8,18 @@ import { fileURLToPath } from 'node:url';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const FIXTURES = path.join(REPO, 'fixtures');
 
+/** The eight bundled characters (fixtures/README.md), as paths under FIXTURES. */
+export const BUNDLED = [
+  'Fox/Fox.glb',
+  'CesiumMan/glTF-Binary/CesiumMan.glb',
+  'Kenney-MiniCharacters/character-female-a.glb',
+  'Kenney-PlatformerCharacter/character.glb',
+  'MorphStressTest/MorphStressTest.gltf',
+  'RiggedSimple/rigged-simple.gltf',
+  'SimpleSkin/SimpleSkin.gltf',
+  'AnimatedMorphCube/AnimatedMorphCube.gltf',
+];
+
 export function vatbakeBin() {
   return process.env.VATBAKE_BIN || path.join(REPO, 'target', 'debug', process.platform === 'win32' ? 'vatbake.exe' : 'vatbake');
 }
