@@ -51,13 +51,13 @@ npm test --prefix runtimes/three
 
 # three.js playback in headless Chromium through the runtime package (tests/browser:
 # playback, the package's features, the bake-side features, other engines' players,
-# Godot 3): about two minutes.
+# Godot 3): about four minutes.
 if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 # Godot 3 (Debian's godot3, 3.2.3: the X11 build) on a virtual display (Xvfb) with Mesa's
 # software OpenGL (llvmpipe): tests/browser/godot.test.mjs renders the --target godot bake in it.
-if ! command -v godot3 >/dev/null || ! command -v Xvfb >/dev/null; then
+if ! command -v godot3 >/dev/null || ! command -v Xvfb >/dev/null || ! dpkg -s libgl1-mesa-dri >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq godot3 xvfb libgl1-mesa-dri >/dev/null
 fi
 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error

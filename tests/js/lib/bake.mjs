@@ -35,13 +35,17 @@ export function bake(model, extraArgs = []) {
     throw new Error(`vatbake binary not found at ${bin}: build it first (cargo build -p vatbake) or set VATBAKE_BIN`);
   }
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-js-'));
-  try {
-    return runBake(bin, model, out, extraArgs);
-  } catch (error) {
-    if (!process.env.VATBAKE_JS_KEEP) fs.rmSync(out, { recursive: true, force: true });
-    throw error;
-  }
+  bakeFolders.add(out);
+  return runBake(bin, model, out, extraArgs);
 }
+
+// Every bake's folder goes when the test file's process ends (node --test runs each file
+// in its own), passed or failed, unless VATBAKE_JS_KEEP is set.
+const bakeFolders = new Set();
+process.on('exit', () => {
+  if (process.env.VATBAKE_JS_KEEP) return;
+  for (const out of bakeFolders) fs.rmSync(out, { recursive: true, force: true });
+});
 
 function runBake(bin, model, out, extraArgs) {
   const args = ['bake', model, '-o', out, '--points', 'all', ...extraArgs];
