@@ -15,8 +15,8 @@ import path from 'node:path';
 import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { FloatType } from 'three';
 import { bake, FIXTURES, BUNDLED } from './lib/bake.mjs';
-import { readDescription, readTexture, makeDecoder, octDecode } from './lib/vat.mjs';
-import { glbAttribute as attribute } from './lib/glb.mjs';
+import { readDescription, octDecode } from './lib/vat.mjs';
+import { referenceBake } from './lib/reference.mjs';
 
 /** Engine axes back to glTF's: engine axis i is ±glTF axis named in words[i], times scale. */
 function toGltf(words, scale, e) {
@@ -30,12 +30,9 @@ function toGltf(words, scale, e) {
 for (const model of BUNDLED) {
   test(`targets: ${model} in every engine's space lands on the three target's positions`, (t) => {
     const three = bake(path.join(FIXTURES, model), ['--target', 'three', '--max-width', '1000']);
-    const ref = readDescription(bake(path.join(FIXTURES, model), ['--target', 'three', '--delta', 'none', '--max-width', '1000']).description);
+    const ref = referenceBake(path.join(FIXTURES, model), ['--target', 'three', '--max-width', '1000']);
     assert.equal(ref.desc.target, undefined, 'no target record for three');
-    assert.equal(ref.desc.texture.delta, undefined, 'the reference texels are stored as a shader reads them');
-    const refTexture = readTexture(ref.ktx2Path);
-    const uv1 = attribute(ref.restPath, 'TEXCOORD_1');
-    const ours = makeDecoder(ref.desc, refTexture.texels, uv1);
+    const { uv1, ours } = ref;
     const step = ref.desc.positions.half_extent.map((h) => (2 * h) / 65535);
     // A flat axis (SimpleSkin's z: half_extent 0) has no step: its error is measured in
     // model units there, beyond zero, and must be float noise all the same.
