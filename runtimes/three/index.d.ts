@@ -118,6 +118,8 @@ export function fromParts(
 export function checkDescription(description: unknown, where?: string): VatDescription;
 export function prepareTexture(texture: DataTexture, renderer: WebGLRenderer, path?: 'auto' | VatTexturePath): VatTexturePath;
 export function restGeometry(scene: Object3D): { geometry: BufferGeometry; materials: Material[] };
+/** restGeometry without the TEXCOORD_1 check: the rest GLB of a vertex or bone bake as one geometry with a group per material. */
+export function mergeRestMeshes(scene: Object3D): { geometry: BufferGeometry; materials: Material[] };
 export function setBakedBounds(geometry: BufferGeometry, description: VatDescription): import('three').Box3;
 
 export interface PatchOptions {

@@ -60,31 +60,9 @@ for (const fixture of FIXTURES) {
 
     test('three.js: vat-bones.js matches SkinnedMesh playback of the source', async (t) => {
       await page().evaluate((o) => window.bones.loadThree(o), urls);
-      let worst = { iou: 2 };
-      for (const clip of clips) {
-        for (const k of rowsOf(clip)) {
-          const time = k / clip.rate;
-          const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, time]));
-          const b = mask(await page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), time]));
-          const r = iou(a, b);
-          assert.ok(r.union > 100, `clip ${clip.name} row ${k}: almost nothing drawn (${r.union} pixels)`);
-          if (r.iou < worst.iou) worst = { ...r, clip: clip.name, k };
-        }
-      }
-      t.diagnostic(`${fixture.name} three.js: worst IoU ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.k})`);
-      assert.ok(worst.iou >= MIN_IOU, `clip ${worst.clip} row ${worst.k}: IoU ${worst.iou}`);
-      // Control: rows a quarter, a third and half the clip away from the source's time;
-      // the furthest must not pass.
-      const clip = urls.description.clips.find((c) => c.name === fixture.control.clip);
-      const k = Math.round(fixture.control.at * (clip.rows - 1));
-      const b = mask(await page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), k / clip.rate]));
-      let control = 2;
-      for (const wrong of wrongRows(clip, k)) {
-        const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, wrong / clip.rate]));
-        control = Math.min(control, iou(a, b).iou);
-      }
-      t.diagnostic(`${fixture.name} three.js control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
-      assert.ok(control < MIN_IOU, `the control passed: IoU ${control}`);
+      const baked = (clip, k) => page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, k / clip.rate]);
+      const source = (clip, k) => page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), k / clip.rate]);
+      await compareWithSource(t, `${fixture.name} three.js`, baked, source);
     });
 
     test('Babylon.js: BakedVertexAnimationManager with the JSON matches Babylon\'s skeletal playback', async (t) => {
@@ -94,28 +72,37 @@ for (const fixture of FIXTURES) {
       assert.equal(info.bones, joints, 'Babylon builds one bone per matrix');
       assert.equal(info.textureWidth, (joints + 1) * 4);
       assert.equal(info.textureHeight, urls.description.rows);
+      const baked = (clip, k) => page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + k);
+      const source = (clip, k) => page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]);
+      await compareWithSource(t, `${fixture.name} Babylon`, baked, source);
+    });
+
+    /**
+     * The baked playback's mask at rowsOf every clip against the source's at the same
+     * time (IoU ≥ MIN_IOU), then the control: rows a quarter to half the clip away from
+     * the source's time at fixture.control must fall below it. `baked(clip, k)` and
+     * `source(clip, k)` draw row k of the clip and give the page's mask.
+     */
+    async function compareWithSource(t, who, baked, source) {
       let worst = { iou: 2 };
       for (const clip of clips) {
         for (const k of rowsOf(clip)) {
-          const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + k));
-          const b = mask(await page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]));
+          const a = mask(await baked(clip, k));
+          const b = mask(await source(clip, k));
           const r = iou(a, b);
           assert.ok(r.union > 100, `clip ${clip.name} row ${k}: almost nothing drawn (${r.union} pixels)`);
           if (r.iou < worst.iou) worst = { ...r, clip: clip.name, k };
         }
       }
-      t.diagnostic(`${fixture.name} Babylon: worst IoU ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.k})`);
+      t.diagnostic(`${who}: worst IoU ${worst.iou.toFixed(4)} (clip "${worst.clip}" row ${worst.k})`);
       assert.ok(worst.iou >= MIN_IOU, `clip ${worst.clip} row ${worst.k}: IoU ${worst.iou}`);
       const clip = urls.description.clips.find((c) => c.name === fixture.control.clip);
       const k = Math.round(fixture.control.at * (clip.rows - 1));
-      const b = mask(await page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]));
+      const b = mask(await source(clip, k));
       let control = 2;
-      for (const wrong of wrongRows(clip, k)) {
-        const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + wrong));
-        control = Math.min(control, iou(a, b).iou);
-      }
-      t.diagnostic(`${fixture.name} Babylon control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
+      for (const wrong of wrongRows(clip, k)) control = Math.min(control, iou(mask(await baked(clip, wrong)), b).iou);
+      t.diagnostic(`${who} control (rows a quarter to half the clip off): IoU ${control.toFixed(4)}`);
       assert.ok(control < MIN_IOU, `the control passed: IoU ${control}`);
-    });
+    }
   });
 }

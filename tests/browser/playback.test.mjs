@@ -26,6 +26,18 @@ const SIZE = 256; // canvas pixels (SwiftShader is a software rasterizer: keep i
 const MIN_IOU = 0.98;
 const WRONG_SPEEDS = [0.8, 1.25];
 
+/** The largest |coordinate| a description's bounds reach: the scale of float32 noise. */
+const maxCoordinate = (d) => Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+
+/** harness.decodeCheck's result for a lossless path: every (point, row) drawn, exact but for float32 noise. */
+function assertLossless(check, scale) {
+  assert.equal(check.missing, 0, 'every (point, row) was drawn');
+  // float32 arithmetic on exact u16 values: a few ulps of the largest coordinate. A
+  // lossy upload (half float: 11-bit mantissa) would be off by ~1e-3 of the range.
+  assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
+  assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
+}
+
 // ≥ 3 fixtures: skinned, morph-only, two skins, rigid node animation. `control` is the
 // clip and time (fraction of its duration) where the negative control must fail.
 const FIXTURES = [
@@ -104,14 +116,10 @@ for (const fixture of FIXTURES) {
       const d = info.description;
       if (!results.browser.norm16) assert.equal(info.path, 'integer', 'without EXT_texture_norm16 the page must take the RGBA16UI path');
       const check = await page().evaluate(() => window.harness.decodeCheck());
-      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      const scale = maxCoordinate(d);
       record.decode = { path: info.path, ...check, scale };
       t.diagnostic(`${fixture.name} (${info.path}): ${check.samples} texels; max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)} (= ${(check.worstPos.e / scale).toExponential(2)} × max |coordinate|), ${normalsNote(check)}`);
-      assert.equal(check.missing, 0, 'every (point, row) was drawn');
-      // float32 arithmetic on exact u16 values: a few ulps of the largest coordinate. A
-      // lossy upload (half float: 11-bit mantissa) would be off by ~1e-3 of the range.
-      assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
-      assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
+      assertLossless(check, scale);
     });
 
     test('the norm16 shader branch (fed t / 65535 through an RGBA32F texture) decodes every texel the same', async (t) => {
@@ -119,18 +127,16 @@ for (const fixture of FIXTURES) {
       // runs the shader code that reads it on the values such a texture returns.
       const d = info.description;
       const check = await page().evaluate(() => window.harness.decodeCheck({ simulate: 'norm16' }));
-      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      const scale = maxCoordinate(d);
       record.decodeNorm16Simulated = { ...check, scale };
       t.diagnostic(`${fixture.name} (norm16 branch, simulated): max |GPU − float64 decode| ${check.worstPos.e.toExponential(2)}, ${normalsNote(check)}`);
-      assert.equal(check.missing, 0, 'every (point, row) was drawn');
-      assert.ok(check.worstPos.e <= 1e-6 * scale, `position off by ${check.worstPos.e} at ${JSON.stringify(check.worstPos)}`);
-      assert.ok(check.worstDeg.deg <= 0.01, `normal off by ${check.worstDeg.deg}° at ${JSON.stringify(check.worstDeg)}`);
+      assertLossless(check, scale);
     });
 
     test('control: a half-float copy of the texture is lossy, and the texel check sees it', async (t) => {
       const d = info.description;
       const check = await page().evaluate(() => window.harness.decodeCheck({ simulate: 'half' }));
-      const scale = Math.max(...d.positions.center.map((c, a) => Math.abs(c) + d.positions.half_extent[a]));
+      const scale = maxCoordinate(d);
       const diag = 2 * Math.hypot(...d.positions.half_extent);
       const step = d.positions.half_extent.map((h) => (2 * h) / 65535);
       const w = check.worstPos;

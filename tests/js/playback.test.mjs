@@ -8,17 +8,19 @@ import * as THREE from 'three';
 import { bake, FIXTURES } from './lib/bake.mjs';
 import { readDescription, readTexture, octDecode } from './lib/vat.mjs';
 import { loadWithThree, poser, captureRest } from './lib/three-source.mjs';
-import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 const FOX = path.join(FIXTURES, 'Fox/Fox.glb');
 const KENNEY = path.join(FIXTURES, 'Kenney-MiniCharacters/character-female-a.glb');
 
-/** The logical image's rows (texture.height of them) of a layered or plain texture, delta undone. */
+/**
+ * The logical image's rows (texture.height of them) of a layered or plain texture, as
+ * stored: the texels a shader reads for a --delta none bake, the row differences for a
+ * default one (compared as they are: two bakes' rows are equal iff their differences are).
+ */
 function logicalTexels(desc, ktx2Path) {
   const { container, texels } = readTexture(ktx2Path);
   const rowLen = desc.texture.width * 4;
   const positions = texels.slice(0, desc.texture.height * rowLen);
-  undoDelta(positions, desc);
   return { container, texels, positions };
 }
 
@@ -65,6 +67,7 @@ test('root motion extract: in-place positions plus the recorded travel are the k
   const keep = readDescription(bake(KENNEY, args).description);
   const extract = readDescription(bake(KENNEY, [...args, '--root-motion', 'extract']).description);
   const decodeAll = ({ desc, ktx2Path }) => {
+    assert.equal(desc.texture.delta, undefined, 'texels stored as a shader reads them');
     const { positions } = logicalTexels(desc, ktx2Path);
     const [cx, cy, cz] = desc.positions.center;
     const [hx, hy, hz] = desc.positions.half_extent;
@@ -99,6 +102,7 @@ test('array layers: ktx-parse reads layerCount and sizes, and the rows are the p
   const layered = readDescription(bake(KENNEY, ['--max-size', '4096x100']).description);
   const { desc } = layered;
   assert.deepEqual([desc.texture.layers, desc.texture.layer_height], [5, 85]);
+  assert.deepEqual(desc.texture.delta, plain.desc.texture.delta, 'both store the same row differences');
   const a = logicalTexels(plain.desc, plain.ktx2Path);
   const b = logicalTexels(desc, layered.ktx2Path);
   assert.equal(b.container.layerCount, 5);

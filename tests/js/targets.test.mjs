@@ -6,6 +6,8 @@
 // and target.scale, must land on the positions of a --target three bake within half a
 // 16-bit step; normals within the octahedral code's own error. Babylon and PlayCanvas keep
 // glTF's object space: their record points at the bake's own KTX2, the same bytes as three's.
+// The positions to land on are a --delta none three bake's texels as stored (ktx-parse +
+// fzstd); the KTX2 bytes compared are the default (delta) bakes'.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,9 +15,8 @@ import path from 'node:path';
 import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { FloatType } from 'three';
 import { bake, FIXTURES, BUNDLED } from './lib/bake.mjs';
-import { readDescription, readTexture, makeDecoder, octDecode } from './lib/vat.mjs';
-import { glbAttribute as attribute } from './lib/glb.mjs';
-import { undoDelta } from '../../runtimes/three/src/delta.js';
+import { readDescription, octDecode } from './lib/vat.mjs';
+import { referenceBake } from './lib/reference.mjs';
 
 /** Engine axes back to glTF's: engine axis i is ±glTF axis named in words[i], times scale. */
 function toGltf(words, scale, e) {
@@ -29,18 +30,15 @@ function toGltf(words, scale, e) {
 for (const model of BUNDLED) {
   test(`targets: ${model} in every engine's space lands on the three target's positions`, (t) => {
     const three = bake(path.join(FIXTURES, model), ['--target', 'three', '--max-width', '1000']);
-    const ref = readDescription(three.description);
+    const ref = referenceBake(path.join(FIXTURES, model), ['--target', 'three', '--max-width', '1000']);
     assert.equal(ref.desc.target, undefined, 'no target record for three');
-    const refTexture = readTexture(ref.ktx2Path);
-    undoDelta(refTexture.texels, ref.desc);
-    const uv1 = attribute(ref.restPath, 'TEXCOORD_1');
-    const ours = makeDecoder(ref.desc, refTexture.texels, uv1);
+    const { uv1, ours } = ref;
     const step = ref.desc.positions.half_extent.map((h) => (2 * h) / 65535);
     // A flat axis (SimpleSkin's z: half_extent 0) has no step: its error is measured in
     // model units there, beyond zero, and must be float noise all the same.
     const unit = step.map((s) => s || 1);
     const { width, height } = ref.desc.texture;
-    const ktx2Bytes = fs.readFileSync(ref.ktx2Path);
+    const ktx2Bytes = fs.readFileSync(readDescription(three.description).ktx2Path);
 
     for (const target of ['babylon', 'playcanvas', 'godot', 'unity', 'unreal']) {
       const run = bake(path.join(FIXTURES, model), ['--target', target, '--max-width', '1000']);

@@ -16,11 +16,10 @@ import path from 'node:path';
 import { EXRLoader } from 'three/examples/jsm/loaders/EXRLoader.js';
 import { DataUtils, FloatType, HalfFloatType } from 'three';
 import validator from 'gltf-validator';
-import { bake, FIXTURES, BUNDLED } from './lib/bake.mjs';
-import { readDescription, readTexture, makeDecoder } from './lib/vat.mjs';
-import { glbAttribute, readGlb } from './lib/glb.mjs';
+import { FIXTURES, BUNDLED } from './lib/bake.mjs';
+import { referenceBake } from './lib/reference.mjs';
+import { readGlb } from './lib/glb.mjs';
 import { loadWithThree } from './lib/three-source.mjs';
-import { undoDelta } from '../../runtimes/three/src/delta.js';
 
 // Houdini's keys (sorted, as it writes them) and the two three-vat reads besides.
 const KEYS = [
@@ -61,14 +60,8 @@ const degrees = (a, b) => {
 
 for (const model of BUNDLED) {
   test(`vat3: ${model} decodes with the soft-body formula onto our positions`, async (t) => {
-    const run = bake(path.join(FIXTURES, model), ['--format', 'vat3', '--delta', 'none']);
-    const { desc, ktx2Path, restPath } = readDescription(run.description);
-    const dir = path.dirname(run.description);
-    const stem = path.basename(run.description).replace(/\.vat\.json$/, '');
+    const { desc, restPath, dir, stem, ours } = referenceBake(path.join(FIXTURES, model), ['--format', 'vat3']);
     assert.equal(desc.settings.format, 'vat3');
-    const texture = readTexture(ktx2Path);
-    undoDelta(texture.texels, desc);
-    const ours = makeDecoder(desc, texture.texels, glbAttribute(restPath, 'TEXCOORD_1'));
 
     const raw = fs.readFileSync(path.join(dir, `${stem}_data.json`), 'utf8');
     const list = JSON.parse(raw);

@@ -34,20 +34,11 @@ pub fn position_texture_image(texels: &[u16], width: u32, height: u32) -> Result
     Ok(Image { width, height, pixels })
 }
 
-/// The unit direction of an octahedral 8 + 8 code (x in the high byte, y in the low).
-fn decode_octahedral(code: u16) -> [f32; 3] {
-    let unit = |b: u16| b as f32 / 255.0 * 2.0 - 1.0;
-    let (x, y) = (unit(code >> 8), unit(code & 0xFF));
-    let z = 1.0 - x.abs() - y.abs();
-    let (x, y) = if z < 0.0 { ((1.0 - y.abs()).copysign(x), (1.0 - x.abs()).copysign(y)) } else { (x, y) };
-    let length = (x * x + y * y + z * z).sqrt();
-    [x / length, y / length, z / length]
-}
-
 /// The normal channel (A, octahedral 8 + 8 bits: x in the high byte, y in the low) of a
-/// 16-bit RGBA texture as an opaque 8-bit picture: each texel's decoded unit normal `n`
-/// drawn as the colour `(n + 1) / 2` (so +X is red, +Y green, +Z blue, and a model
-/// seen from the front is mostly blue-violet).
+/// 16-bit RGBA texture as an opaque 8-bit picture: each texel's unit normal `n`
+/// ([`vat_bounds::decode_normal`], the bake's own decode) drawn as the colour
+/// `(n + 1) / 2` (so +X is red, +Y green, +Z blue, and a model seen from the front is
+/// mostly blue-violet).
 ///
 /// Errors as [`position_texture_image`] does.
 ///
@@ -63,7 +54,7 @@ pub fn normal_texture_image(texels: &[u16], width: u32, height: u32) -> Result<I
     let pixels = texels
         .chunks_exact(4)
         .flat_map(|t| {
-            let n = decode_octahedral(t[3]);
+            let n = vat_bounds::decode_normal(t[3]).to_array();
             [colour(n[0]), colour(n[1]), colour(n[2]), 255]
         })
         .collect();

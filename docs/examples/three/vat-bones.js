@@ -1,17 +1,19 @@
 // Play a vatbake bone bake (--mode bones) in three.js: the rest GLB (bind pose, with
 // JOINTS_0/WEIGHTS_0) drawn as one InstancedMesh whose vertex shader skins every vertex
 // with joint matrices read from the float KTX2 texture (docs/FORMAT.md, "Bone bakes").
-// Needs only `three` (0.187) and its addons; the texture is R32G32B32A32_SFLOAT, which
-// core WebGL2 reads with texelFetch (no float-filtering extension needed).
+// Needs `three` (0.187), its addons and @vatbake/three (for the rest mesh's merge and
+// bounds); the texture is R32G32B32A32_SFLOAT, which core WebGL2 reads with texelFetch
+// (no float-filtering extension needed).
 //
 //   const bones = await loadBoneVat('bake/Fox.vat.json', { renderer, count: 100 });
 //   scene.add(bones.mesh);
 //   bones.setClip('Run');               // every unit; or bones.setClip('Walk', 7) for unit 7
 //   bones.setTimeOffset(7, 0.25);
 //   renderer.setAnimationLoop((ms) => { bones.update(ms / 1000); renderer.render(scene, camera); });
-import { Box3, BufferAttribute, BufferGeometry, InstancedBufferAttribute, InstancedMesh, Matrix4, NearestFilter, Sphere, Vector3 } from 'three';
+import { InstancedBufferAttribute, InstancedMesh, Matrix4, NearestFilter } from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { mergeRestMeshes, setBakedBounds } from '@vatbake/three';
 
 /**
  * The skinning, as GLSL ES 3.00 for a vertex shader. Per vertex: position, normal,
@@ -107,16 +109,14 @@ export async function loadBoneVat(descriptionUrl, { renderer, count = 1, materia
   texture.needsUpdate = true;
 
   const uniforms = { boneTexture: { value: texture }, vatTime: { value: 0 } };
-  const { geometry, materials } = skinnedGeometry(gltf.scene);
+  const { geometry, materials } = mergeRestMeshes(gltf.scene);
+  if (!geometry.attributes.skinIndex) throw new Error('vat-bones: the rest GLB has no JOINTS_0');
   const clipInfo = new InstancedBufferAttribute(new Float32Array(count * 4), 4);
   const timeOffset = new InstancedBufferAttribute(new Float32Array(count), 1);
   geometry.setAttribute('clipInfo', clipInfo);
   geometry.setAttribute('vatTimeOffset', timeOffset);
   // The rest mesh is in bind space; the description's bounds cover every frame.
-  const c = new Vector3(...description.positions.center);
-  const h = new Vector3(...description.positions.half_extent);
-  geometry.boundingBox = new Box3(c.clone().sub(h), c.clone().add(h));
-  geometry.boundingSphere = new Sphere(c, h.length());
+  setBakedBounds(geometry, description);
 
   const eight = description.bones.influences === 8;
   const drawn = material ? applyBones(material, uniforms, { eight }) : materials.map((m) => applyBones(m.clone(), uniforms, { eight }));
@@ -153,27 +153,4 @@ export async function loadBoneVat(descriptionUrl, { renderer, count = 1, materia
       for (const m of Array.isArray(drawn) ? drawn : [drawn]) m.dispose();
     },
   };
-}
-
-/** The rest GLB's primitives (one vertex set, one primitive per material) as one geometry with groups. */
-function skinnedGeometry(scene) {
-  const meshes = [];
-  scene.traverse((o) => {
-    if (o.isMesh) meshes.push(o);
-  });
-  if (meshes.length === 0) throw new Error('vat-bones: the rest GLB has no mesh');
-  const first = meshes[0].geometry;
-  if (!first.attributes.skinIndex) throw new Error('vat-bones: the rest GLB has no JOINTS_0');
-  const geometry = new BufferGeometry();
-  for (const [name, attribute] of Object.entries(first.attributes)) geometry.setAttribute(name, attribute);
-  const total = meshes.reduce((n, m) => n + m.geometry.index.count, 0);
-  const index = new Uint32Array(total);
-  let start = 0;
-  meshes.forEach((m, i) => {
-    index.set(m.geometry.index.array, start);
-    geometry.addGroup(start, m.geometry.index.count, i);
-    start += m.geometry.index.count;
-  });
-  geometry.setIndex(new BufferAttribute(index, 1));
-  return { geometry, materials: meshes.map((m) => m.material) };
 }

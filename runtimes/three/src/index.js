@@ -12,7 +12,7 @@
 //   crowd.castShadow = true;                            // shadows move with the units
 //   scene.add(crowd);
 //   renderer.setAnimationLoop((ms) => { crowd.update(ms / 1000); renderer.render(scene, camera); });
-export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, setBakedBounds } from './load.js';
+export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, mergeRestMeshes, setBakedBounds } from './load.js';
 export { VatMesh, patchMaterial } from './mesh.js';
 export { VAT_GLSL, patchVertexShader } from './glsl.js';
 export { undoDelta } from './delta.js';

@@ -201,11 +201,21 @@ export function setBakedBounds(geometry, description) {
 }
 
 /**
- * The rest GLB's one mesh as one geometry: its primitives share one vertex set (one
- * primitive per source material), so keep the attributes, join the index buffers and
- * give each primitive a group with its material.
+ * The rest GLB's one mesh as one geometry, with the TEXCOORD_1 (uv1) a vertex bake's
+ * lookup needs: mergeRestMeshes, then that check.
  */
 export function restGeometry(scene) {
+  const merged = mergeRestMeshes(scene);
+  if (!merged.geometry.attributes.uv1) throw new Error('vatbake: the rest GLB has no TEXCOORD_1');
+  return merged;
+}
+
+/**
+ * The rest GLB's one mesh as one geometry: its primitives share one vertex set (one
+ * primitive per source material), so keep the attributes, join the index buffers and
+ * give each primitive a group with its material. Vertex and bone bakes alike.
+ */
+export function mergeRestMeshes(scene) {
   const meshes = [];
   scene.traverse((o) => {
     if (o.isMesh) meshes.push(o);
@@ -231,6 +241,5 @@ export function restGeometry(scene) {
     geometry = mergeGeometries(meshes.map((m) => m.geometry), true);
     if (!geometry) throw new Error('vatbake: the rest GLB primitives have different attributes');
   }
-  if (!geometry.attributes.uv1) throw new Error('vatbake: the rest GLB has no TEXCOORD_1');
   return { geometry, materials };
 }
