@@ -22,6 +22,7 @@ fn format_vatbake_is_the_default_byte_for_byte() {
     let (plain, description) = bake(&model, &["--points", "all"]);
     let (flagged, _) = bake(&model, &["--points", "all", "--format", "vatbake"]);
     assert!(description["settings"].get("format").is_none(), "no format field by default");
+    assert!(description.get("exports").is_none(), "no exports field by default");
     for name in files(plain.path()) {
         let (a, b) =
             (std::fs::read(plain.path().join(&name)).unwrap(), std::fs::read(flagged.path().join(&name)).unwrap());
@@ -57,6 +58,18 @@ fn each_format_writes_its_players_files_beside_the_bake() {
         let mut want: Vec<String> = own.iter().chain(extra).map(|s| s.to_string()).collect();
         want.sort();
         assert_eq!(files(dir.path()), want, "{format}");
+        // The description records each of them as written: name, size and SHA-256.
+        let exports = description["exports"].as_array().unwrap_or_else(|| panic!("{format}: no exports"));
+        let mut recorded: Vec<&str> = exports.iter().map(|e| e["file"].as_str().unwrap()).collect();
+        recorded.sort();
+        let mut extra = extra.to_vec();
+        extra.sort();
+        assert_eq!(recorded, extra, "{format}");
+        for e in exports {
+            let bytes = std::fs::read(dir.path().join(e["file"].as_str().unwrap())).unwrap();
+            assert_eq!(e["bytes"], bytes.len(), "{format}: {e}");
+            assert_eq!(e["sha256"], vatbake::description::sha256_hex(&bytes), "{format}: {e}");
+        }
     }
     let (dir, _) = bake(&model, &["--points", "all", "--format", "playcanvas"]);
     let vat = std::fs::read(dir.path().join("rigged-simple.vat")).unwrap();

@@ -335,6 +335,34 @@ fn every_input_of_the_skip_rule_rebakes_its_unit() {
     expect_rebaked(&file, "at the end", &[]);
 }
 
+/// A unit's `--format` files are part of its record: one deleted, or edited to other
+/// bytes of the same size, rebakes that unit (and writes the file again); untouched, it is skipped.
+#[test]
+fn a_units_format_files_missing_or_edited_rebake_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = roster(dir.path(), "", "10\nformat = \"vat3\"");
+    let fox = dir.path().join("out/fox");
+    expect_rebaked(&file, "first run", &["fox", "morph_cube", "simple"]);
+    expect_rebaked(&file, "nothing changed", &[]);
+    let pos = fox.join("fox_pos.exr");
+    let whole = std::fs::read(&pos).unwrap();
+
+    std::fs::remove_file(&pos).unwrap();
+    expect_rebaked(&file, "fox_pos.exr deleted", &["fox"]);
+    assert_eq!(std::fs::read(&pos).unwrap(), whole, "the rebake writes the same file again");
+    expect_rebaked(&file, "after the rebake", &[]);
+
+    // Same size, one byte changed: only the SHA-256 tells.
+    let data = fox.join("fox_data.json");
+    let mut edited = std::fs::read(&data).unwrap();
+    let last = edited.len() - 2;
+    edited[last] = if edited[last] == b' ' { b'\t' } else { b' ' };
+    std::fs::write(&data, &edited).unwrap();
+    expect_rebaked(&file, "fox_data.json edited", &["fox"]);
+    assert_ne!(std::fs::read(&data).unwrap(), edited);
+    expect_rebaked(&file, "at the end", &[]);
+}
+
 fn source_sha(description: &Path) -> String {
     let description: Value = serde_json::from_slice(&std::fs::read(description).unwrap()).unwrap();
     description["source"]["sha256"].as_str().unwrap().to_string()

@@ -412,3 +412,60 @@ fn roster_verify_fails_the_broken_unit_alone() {
     let output = vatbake(&["roster", roster, "--verify", "--force"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `--format vat3`: the description records its five files; verify passes them, then
+/// reports one finding per file deleted, resized or edited, with exit 1; inspect lists them.
+#[test]
+fn a_format_file_missing_resized_or_edited_is_a_finding() {
+    let baked = Baked::new(&["--format", "vat3"]);
+    let (code, report) = baked.verify(&[]);
+    assert_eq!((code, codes(&report).len()), (0, 0), "{report}");
+    let recorded = baked.json()["exports"].clone();
+    let names: Vec<&str> = recorded.as_array().unwrap().iter().map(|e| e["file"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Fox_data.json", "Fox_pos.exr", "Fox_rot.exr", "Fox_col.exr", "Fox_mesh.glb"]);
+
+    std::fs::remove_file(baked.path("out/Fox_rot.exr")).unwrap();
+    let data = baked.path("out/Fox_data.json");
+    let mut text = std::fs::read(&data).unwrap();
+    text.push(b'\n');
+    std::fs::write(&data, &text).unwrap();
+    let pos = baked.path("out/Fox_pos.exr");
+    let mut exr = std::fs::read(&pos).unwrap();
+    let last = exr.len() - 1;
+    exr[last] ^= 1;
+    std::fs::write(&pos, &exr).unwrap();
+
+    let (code, report) = baked.verify(&[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(codes(&report), ["export-bytes", "export-sha256", "export-missing"], "{report}");
+    let bytes = recorded[0]["bytes"].as_u64().unwrap();
+    let resized = message(&report, "export-bytes");
+    assert!(
+        resized.ends_with(&format!(
+            "Fox_data.json: {} bytes, the description says {bytes}: edited, or written by another bake",
+            bytes + 1
+        )),
+        "{resized}"
+    );
+    assert!(
+        message(&report, "export-sha256").contains("Fox_pos.exr: its SHA-256 is not the one the description records")
+    );
+    assert!(
+        message(&report, "export-missing").contains("Fox_rot.exr: cannot read the export file the description records")
+    );
+
+    let output = vatbake(&["inspect", baked.description().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  export")).collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(lines[0].starts_with("  export    Fox_data.json ") && lines[0].contains(" on disk"), "{}", lines[0]);
+    assert!(!lines[1].contains(" — "), "same size, other bytes: {}", lines[1]);
+    assert!(lines[2].starts_with("  export    Fox_rot.exr ") && lines[2].ends_with(" — missing"), "{}", lines[2]);
+    let output = vatbake(&["inspect", baked.description().to_str().unwrap(), "--json"]);
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["exports"][2]["file"], "Fox_rot.exr");
+    assert_eq!(json["exports"][2]["on_disk"], Value::Null);
+    assert_eq!(json["exports"][0]["on_disk"], bytes + 1);
+    assert_eq!(json["exports"][1]["sha256"], recorded[1]["sha256"]);
+}

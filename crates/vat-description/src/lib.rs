@@ -52,6 +52,11 @@ pub struct Description {
     /// for `three`, whose space is the texture's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetSpace>,
+    /// The files another tool's format put beside the bake (`--format openvat`, `vat3`,
+    /// `playcanvas`, `babylon`), in the order they were written, each with its size and
+    /// SHA-256 as written; absent when the bake wrote none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exports: Vec<ExportFile>,
     /// Points of the baked model: one texture column each (before wrapping into bands).
     pub points: u32,
     /// Rows of all clips stacked: the height of one band.
@@ -77,6 +82,31 @@ pub struct Description {
     /// (a sword to `hand_r`) without a skeleton; absent without `--sockets`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sockets: Vec<Socket>,
+}
+
+/// One file of another tool's format (`--format`), as the bake wrote it.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExportFile {
+    /// File name, relative to the description file.
+    pub file: String,
+    /// Size of the file in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the file's bytes, lowercase hex.
+    pub sha256: String,
+}
+
+impl ExportFile {
+    /// The record of the file `file` holding `bytes`.
+    ///
+    /// ```
+    /// let record = vat_description::ExportFile::of("Fox.vat", b"abc");
+    /// assert_eq!((record.file.as_str(), record.bytes), ("Fox.vat", 3));
+    /// assert!(record.sha256.starts_with("ba7816bf"));
+    /// ```
+    pub fn of(file: &str, bytes: &[u8]) -> Self {
+        ExportFile { file: file.to_string(), bytes: bytes.len() as u64, sha256: sha256_hex(bytes) }
+    }
 }
 
 /// One joint's transform on every row of the band (`--sockets`).

@@ -864,6 +864,7 @@ fn encode(
         settings: settings.recorded(),
         axes: gltf_axes(),
         target: None,
+        exports: Vec::new(),
         points: layout.points as u32,
         rows: layout.rows as u32,
         texture: Texture {
@@ -923,6 +924,7 @@ fn encode(
             generator: GENERATOR,
         };
         exports = crate::export::files(&finished, settings)?;
+        description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();
         let (file, space) = crate::export::target(&finished, settings);
         exports.extend(file);
         description.target = space;

@@ -324,7 +324,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         let babylon = (settings.format == OutputFormat::Babylon)
             .then(|| crate::babylon::json(&rows, &entries, &settings.mesh_file()));
         let babylon_file = babylon.as_ref().map(|_| crate::babylon::file_name(&settings.name));
-        let description = describe(
+        let mut description = describe(
             &source,
             model,
             &entries,
@@ -344,6 +344,9 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
                 babylon_file: babylon_file.clone(),
             },
         );
+        if let (Some(json), Some(name)) = (&babylon, &babylon_file) {
+            description.exports = vec![description::ExportFile::of(name, json.as_bytes())];
+        }
         let mut description_json =
             serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
         description_json.push(b'\n');
@@ -433,6 +436,7 @@ fn describe(
         bones: Some(bones),
         sockets: Vec::new(),
         target: None,
+        exports: Vec::new(),
         clips: entries.to_vec(),
     }
 }

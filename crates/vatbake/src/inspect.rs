@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::description::{ClipEntry, Decimation, Description, Mesh, Settings, Source, Texture};
+use crate::description::{ClipEntry, Decimation, Description, ExportFile, Mesh, Settings, Source, Texture};
 use crate::error::Error;
 use crate::shipped;
 
@@ -58,6 +58,9 @@ pub struct DescriptionSummary {
     pub ratio_to_raw: f64,
     /// The rest mesh as recorded.
     pub mesh: Mesh,
+    /// The other format's files as recorded (`--format`); absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exports: Vec<ExportSummary>,
     /// The lowest corner of the bounds.
     pub bounds_min: [f32; 3],
     /// The highest corner of the bounds.
@@ -241,6 +244,16 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
     }
 }
 
+/// One file of another tool's format, as the description records it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExportSummary {
+    /// The file as recorded: name, bytes, SHA-256.
+    #[serde(flatten)]
+    pub record: ExportFile,
+    /// Its size on disk, when it is beside the description.
+    pub on_disk: Option<u64>,
+}
+
 fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
     let d: Description = shipped::read_description(path)?;
     let bounds = shipped::bounds_of(&d);
@@ -253,6 +266,13 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
     let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
     let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * texel_bytes;
     let gpu_bytes = crate::playback::gpu_bytes(&d);
+    let on_disk = crate::exported::sizes_on_disk(folder, &d.exports);
+    let exports = d
+        .exports
+        .iter()
+        .zip(on_disk)
+        .map(|(record, on_disk)| ExportSummary { record: record.clone(), on_disk })
+        .collect();
     Ok(DescriptionSummary {
         file: path.to_path_buf(),
         generator: d.generator,
@@ -268,6 +288,7 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         ratio_to_raw: if raw_bytes > 0 { d.texture.bytes as f64 / raw_bytes as f64 } else { 0.0 },
         texture: d.texture,
         mesh: d.mesh,
+        exports,
         bounds_min: bounds.min().to_array(),
         bounds_max: bounds.max().to_array(),
         diagonal: bounds.diagonal(),

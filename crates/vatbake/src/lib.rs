@@ -34,6 +34,7 @@ pub mod delta;
 mod entry;
 pub mod error;
 mod export;
+mod exported;
 pub mod inspect;
 pub mod playback;
 pub mod preview;

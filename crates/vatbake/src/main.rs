@@ -204,6 +204,9 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
         _ => String::new(),
     };
     out!("  precision {:.3e} model units{grid}; {:.0} ms", report.precision, report.timings_ms.total);
+    for e in &report.description.exports {
+        out!("  export {} {}", e.file, messages::bytes(e.bytes));
+    }
     if let Some(d) = &report.decimation {
         out!(
             "  decimated {} → {} points; distance to the full model: max {:.3e} ({:.2}% of the bounds diagonal), \

@@ -152,6 +152,16 @@ pub fn roster_summary(report: &RosterReport) {
     );
 }
 
+/// What `inspect` adds after a recorded file's size: nothing when the file beside the
+/// description has it, else " — missing" or its size on disk.
+fn on_disk(recorded: u64, on_disk: Option<u64>) -> String {
+    match on_disk {
+        None => " — missing".to_string(),
+        Some(b) if b != recorded => format!(" — {} on disk", messages::bytes(b)),
+        Some(_) => String::new(),
+    }
+}
+
 /// `vatbake inspect`'s text: a few short lines.
 pub fn inspection(inspection: &vatbake::inspect::Inspection) {
     use vatbake::inspect::Inspection;
@@ -178,11 +188,7 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 messages::bytes(t.bytes),
                 messages::bytes(d.raw_bytes),
                 percent(d.ratio_to_raw),
-                match d.texture_on_disk {
-                    None => " — missing".to_string(),
-                    Some(b) if b != t.bytes => format!(" — {} on disk", messages::bytes(b)),
-                    Some(_) => String::new(),
-                }
+                on_disk(t.bytes, d.texture_on_disk)
             );
             out!(
                 "  points    {} × {} rows; rest mesh {} ({} triangles)",
@@ -191,6 +197,14 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 d.mesh.file,
                 d.mesh.triangles
             );
+            for e in &d.exports {
+                out!(
+                    "  export    {} {}{}",
+                    e.record.file,
+                    messages::bytes(e.record.bytes),
+                    on_disk(e.record.bytes, e.on_disk)
+                );
+            }
             out!(
                 "  bounds    {} .. {}, diagonal {:.4}; precision {:.3e}{}; normals within {}°",
                 v3(d.bounds_min),

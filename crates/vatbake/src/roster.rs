@@ -205,7 +205,8 @@ impl Unit {
 /// The unit's last description, if that bake used these exact bytes, settings and
 /// tool version and its files are still there: the size the description records, and
 /// the SHA-256 where it records one (a texture or mesh from another bake, left by one
-/// killed between its renames, is not up to date).
+/// killed between its renames, is not up to date), and every `--format` file it records
+/// with its size and SHA-256.
 fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Description> {
     let text = std::fs::read(settings.out_dir.join(settings.description_file())).ok()?;
     let description = serde_json::from_slice::<Description>(&text).ok()?;
@@ -222,7 +223,8 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         && description.texture.container == settings.texture_format.container()
         && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
         && file_ok(&description.mesh.file, None, &description.mesh.sha256)
-        && target_ok(&description, settings, file_ok);
+        && target_ok(&description, settings, file_ok)
+        && description.exports.iter().all(|e| crate::exported::problem(&settings.out_dir, e).is_none());
     fresh.then_some(description)
 }
 

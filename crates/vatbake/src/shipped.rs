@@ -130,7 +130,8 @@ impl ShippedFiles {
             std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
         let description = parse_description(path, &bytes)?;
         let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        for name in [&description.texture.file, &description.mesh.file] {
+        let exports = description.exports.iter().map(|e| &e.file);
+        for name in [&description.texture.file, &description.mesh.file].into_iter().chain(exports) {
             check_file_name(name).map_err(|e| {
                 Error::usage(format!("{}: names the file {name:?}: {e}; re-bake the unit", path.display()))
             })?;

@@ -42,7 +42,8 @@ pub struct VerifySettings {
 pub struct VerifyFinding {
     /// A stable code: `source-changed`, `texture-bytes`, `texture-sha256`,
     /// `mesh-sha256`, `texture-unreadable`, `texture-shape`, `points`, `clips`,
-    /// `bounds`, `over-tolerance`, `normals`, `frozen-clip`, `rest-pose`, `rest-mesh`.
+    /// `bounds`, `over-tolerance`, `normals`, `frozen-clip`, `rest-pose`, `rest-mesh`,
+    /// `export-missing`, `export-bytes`, `export-sha256`.
     pub code: &'static str,
     /// What is wrong, naming the file, clip and row.
     pub message: String,
@@ -238,6 +239,14 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
             }
         }
     };
+
+    // The other format's files (`--format`): each there with its recorded size and SHA-256.
+    let folder = files.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    for record in &d.exports {
+        if let Some((code, message)) = crate::exported::problem(folder, record) {
+            note(code, message);
+        }
+    }
 
     // The texture is read through the rest mesh's columns: without them, nothing is compared.
     let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
