@@ -9,7 +9,7 @@
 // control draws a different row than the source's time and must drop below it.
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BIN, browserSession, decodeMask as mask, fixture as named, iou, MIN_IOU, REPO, SIZE } from './lib/compare.mjs';
+import { BIN, browserSession, checkedRows, decodeMask as mask, fixture as named, iou, MIN_IOU, REPO, SIZE, sourcesOf } from './lib/compare.mjs';
 
 // `babylon`: Babylon's glTF loader reads the source (no Draco/meshopt decoders are wired here).
 const FIXTURES = [
@@ -19,9 +19,6 @@ const FIXTURES = [
   named('Kenney-PlatformerCharacter', { clips: ['idle', 'walk', 'jump'] }),
   named('RiggedSimple'),
 ];
-
-/** Rows of a clip to compare: start, thirds, end. */
-const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
 
 const session = browserSession({
   BIN, REPO, size: SIZE, modules: ['bones'],
@@ -46,8 +43,6 @@ function bake(fixture) {
 /** Rows a quarter, a third and half of the clip away from row k (wrapping). */
 const wrongRows = (clip, k) => [4, 3, 2].map((d) => (k + Math.round(clip.rows / d)) % clip.rows);
 
-const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
-
 for (const fixture of FIXTURES) {
   describe(`bones: ${fixture.name}`, () => {
     let urls;
@@ -62,7 +57,7 @@ for (const fixture of FIXTURES) {
       await page().evaluate((o) => window.bones.loadThree(o), urls);
       let worst = { iou: 2 };
       for (const clip of clips) {
-        for (const k of rowsOf(clip)) {
+        for (const k of checkedRows(clip)) {
           const time = k / clip.rate;
           const a = mask(await page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, time]));
           const b = mask(await page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), time]));
@@ -96,7 +91,7 @@ for (const fixture of FIXTURES) {
       assert.equal(info.textureHeight, urls.description.rows);
       let worst = { iou: 2 };
       for (const clip of clips) {
-        for (const k of rowsOf(clip)) {
+        for (const k of checkedRows(clip)) {
           const a = mask(await page().evaluate((row) => window.bones.renderBabylonBones(row), clip.row + k));
           const b = mask(await page().evaluate(([i, s]) => window.bones.renderBabylonSource(i, s), [sourcesOf(clip), k / clip.rate]));
           const r = iou(a, b);
