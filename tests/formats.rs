@@ -381,8 +381,37 @@ fn vat3_past_16384_lines_is_refused_with_what_to_change_and_nothing_written() {
     assert_eq!(o.status.code(), Some(2), "{message}");
     assert!(
         message.contains("--format vat3: 1728 points in 216 band(s) of 8 columns × 162 frames need a 8×34992 texture")
-            && message.contains("raise --max-width"),
+            && message.ends_with(
+                "importers take: raise --max-width (up to 16384) for fewer bands, or lower --fps, --max-frames or --points\n"
+            ),
         "{message}"
     );
-    assert!(!out.exists() || files(&out).is_empty(), "nothing written: {:?}", files(&out));
+    assert!(!out.exists(), "no output folder: {:?}", files(&out));
+}
+
+#[test]
+fn root_motion_extract_is_refused_for_another_tools_format_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("Fox/Fox.glb");
+    for (format, motion) in [("vat3", "extract"), ("openvat", "keep,Walk=extract"), ("playcanvas", "extract")] {
+        let out = dir.path().join(format);
+        let o = vatbake(&[
+            "bake",
+            model.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--format",
+            format,
+            "--root-motion",
+            motion,
+        ]);
+        let message = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{format}: {message}");
+        assert!(
+            message.contains(&format!("--root-motion extract with --format {format}: the motion"))
+                && message.contains("give --root-motion zero to play in place"),
+            "{message}"
+        );
+        assert!(!out.exists(), "{format}: no output folder");
+    }
 }

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { artifactsDir, BIN, browserSession, decodeMask, fixture as named, iou, MIN_IOU, REPO, SIZE, writeComparison } from './lib/compare.mjs';
+import { artifactsDir, BIN, browserSession, checkedRows, decodeMask, fixture as named, iou, MIN_IOU, REPO, SIZE, sourcesOf, writeComparison } from './lib/compare.mjs';
 
 const ARTIFACTS = artifactsDir('babylon-target');
 
@@ -30,9 +30,7 @@ function docShaders() {
   return { vertexSource: vertex[1], fragmentSource: fragment[1] };
 }
 
-const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
 const wrongRows = (clip, k) => [4, 3, 2].map((d) => (k + Math.round(clip.rows / d)) % clip.rows);
-const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
 const fileName = (s) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
 
 const results = {};
@@ -87,7 +85,7 @@ for (const fixture of FIXTURES) {
       const rows = [];
       let unconverted = { iou: 2 };
       for (const clip of description.clips) {
-        for (const k of rowsOf(clip)) {
+        for (const k of checkedRows(clip)) {
           const time = k / clip.rate;
           const a = decodeMask(await page.evaluate((row) => window.babylonTarget.render(row), clip.row + k));
           const b = decodeMask(await page.evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sourcesOf(clip), time, clip.loop]));

@@ -9,7 +9,7 @@
 // control draws a different row than the source's time and must drop below it.
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BIN, browserSession, decodeMask as mask, fixture as named, iou, MIN_IOU, REPO, SIZE } from './lib/compare.mjs';
+import { BIN, browserSession, checkedRows, decodeMask as mask, fixture as named, iou, MIN_IOU, REPO, SIZE, sourcesOf } from './lib/compare.mjs';
 
 // `babylon`: Babylon's glTF loader reads the source (no Draco/meshopt decoders are wired here).
 const FIXTURES = [
@@ -19,9 +19,6 @@ const FIXTURES = [
   named('Kenney-PlatformerCharacter', { clips: ['idle', 'walk', 'jump'] }),
   named('RiggedSimple'),
 ];
-
-/** Rows of a clip to compare: start, thirds, end. */
-const rowsOf = (clip) => [...new Set([0, Math.round((clip.rows - 1) / 3), Math.round((2 * (clip.rows - 1)) / 3), clip.rows - 1])];
 
 const session = browserSession({
   BIN, REPO, size: SIZE, modules: ['bones'],
@@ -46,7 +43,6 @@ function bake(fixture) {
 /** Rows a quarter, a third and half of the clip away from row k (wrapping). */
 const wrongRows = (clip, k) => [4, 3, 2].map((d) => (k + Math.round(clip.rows / d)) % clip.rows);
 
-const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
 
 for (const fixture of FIXTURES) {
   describe(`bones: ${fixture.name}`, () => {
@@ -78,7 +74,7 @@ for (const fixture of FIXTURES) {
     });
 
     /**
-     * The baked playback's mask at rowsOf every clip against the source's at the same
+     * The baked playback's mask at checkedRows of every clip against the source's at the same
      * time (IoU ≥ MIN_IOU), then the control: rows a quarter to half the clip away from
      * the source's time at fixture.control must fall below it. `baked(clip, k)` and
      * `source(clip, k)` draw row k of the clip and give the page's mask.
@@ -86,7 +82,7 @@ for (const fixture of FIXTURES) {
     async function compareWithSource(t, who, baked, source) {
       let worst = { iou: 2 };
       for (const clip of clips) {
-        for (const k of rowsOf(clip)) {
+        for (const k of checkedRows(clip)) {
           const a = mask(await baked(clip, k));
           const b = mask(await source(clip, k));
           const r = iou(a, b);

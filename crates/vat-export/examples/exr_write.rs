@@ -32,7 +32,7 @@ fn main() {
     let mut written = Vec::new();
     for _ in 0..runs {
         let started = Instant::now();
-        written = vat_export::exr_rgba32f(width, height, &texels);
+        written = vat_export::exr_rgba32f(width, height, vat_export::unorm16_pixels(&texels, width, height));
         times.push(started.elapsed().as_secs_f64() * 1000.0);
     }
     times.sort_by(f64::total_cmp);

@@ -15,40 +15,19 @@ use exr::prelude::{
 /// Scanlines per chunk of a ZIP-compressed OpenEXR file.
 pub const EXR_ZIP_LINES: usize = 16;
 
-/// A channel value [`exr_rgba32f`] writes: a 16-bit texel as `t / 65535` (exact in a
-/// float), a float as it is.
-pub trait ExrChannel: Copy + Sync {
-    /// The 32-bit float the file holds.
-    fn exr_value(self) -> f32;
-}
-
-impl ExrChannel for u16 {
-    fn exr_value(self) -> f32 {
-        self as f32 / 65535.0
-    }
-}
-
-impl ExrChannel for f32 {
-    fn exr_value(self) -> f32 {
-        self
-    }
-}
-
-/// An OpenEXR image of `width` × `height` RGBA values (`texels[(y · width + x) · 4 + c]`,
-/// row 0 at the top), each channel a 32-bit float: 16-bit texels as `t / 65535` (exact in
-/// a float, so a texel's every bit, which an engine imports as a float texture: Godot
-/// RGBAF, Unity RGBAFloat, Unreal HDR_F32), or floats as they are (`--format vat3`'s
-/// offsets). Deterministic: the same values give the same bytes.
+/// An OpenEXR image of `width` × `height` RGBA values, each channel a 32-bit float:
+/// `pixel(x, y)` gives the texel in column `x` of line `y` (line 0 at the top). The crate
+/// asks for the texels line by line as it fills each block of [`EXR_ZIP_LINES`] lines, so
+/// no full-size image is held besides the compressed file. Deterministic: the same values
+/// give the same bytes.
 ///
-/// Panics when `texels` holds fewer than `width · height · 4` values or a side is 0 or
-/// above `i32::MAX`: a bake's texture is never so, and a caller's bug is no file error.
-pub fn exr_rgba32f<T: ExrChannel>(width: usize, height: usize, texels: &[T]) -> Vec<u8> {
-    assert!(texels.len() >= width * height * 4, "{width} × {height} texels need {} values", width * height * 4);
+/// Panics when a side is 0 or above `i32::MAX`: a bake's texture is never so, and a
+/// caller's bug is no file error.
+pub fn exr_rgba32f(width: usize, height: usize, pixel: impl Fn(usize, usize) -> [f32; 4] + Sync) -> Vec<u8> {
     let float = |name: &str| ChannelDescription::new(name, SampleType::F32, false);
     let pixels = |at: ExrVec2<usize>| {
-        let i = (at.y() * width + at.x()) * 4;
-        let texel: [f32; 4] = std::array::from_fn(|c| texels[i + c].exr_value());
-        (texel[0], texel[1], texel[2], texel[3])
+        let [r, g, b, a] = pixel(at.x(), at.y());
+        (r, g, b, a)
     };
     let channels = SpecificChannels::new((float("R"), float("G"), float("B"), float("A")), pixels);
     let encoding = Encoding {
@@ -64,6 +43,19 @@ pub fn exr_rgba32f<T: ExrChannel>(width: usize, height: usize, texels: &[T]) -> 
         .to_buffered(&mut bytes)
         .unwrap_or_else(|error| panic!("a {width} × {height} float EXR in memory: {error}"));
     bytes.into_inner()
+}
+
+/// The pixel function of [`exr_rgba32f`] for 16-bit texels (`texels[(y · width + x) · 4 + c]`,
+/// row 0 at the top): each channel `t / 65535`, exact in a float, so a texel's every bit,
+/// which an engine imports as a float texture (Godot RGBAF, Unity RGBAFloat, Unreal HDR_F32).
+///
+/// Panics when `texels` holds fewer than `width · height · 4` values.
+pub fn unorm16_pixels(texels: &[u16], width: usize, height: usize) -> impl Fn(usize, usize) -> [f32; 4] + Sync + '_ {
+    assert!(texels.len() >= width * height * 4, "{width} × {height} texels need {} values", width * height * 4);
+    move |x, y| {
+        let i = (y * width + x) * 4;
+        std::array::from_fn(|c| texels[i + c] as f32 / 65535.0)
+    }
 }
 
 #[cfg(test)]
@@ -97,7 +89,7 @@ mod tests {
         let (width, height) = (3, 37);
         let mut texels: Vec<u16> = (0..width * height * 4).map(|i| (i * 7919 % 65536) as u16).collect();
         texels[..8].copy_from_slice(&[0, 1, 2, 32767, 32768, 65533, 65534, 65535]);
-        let file = exr_rgba32f(width, height, &texels);
+        let file = exr_rgba32f(width, height, unorm16_pixels(&texels, width, height));
         assert_eq!(&file[..8], &[0x76, 0x2f, 0x31, 0x01, 2, 0, 0, 0], "magic, version 2, single-part scanlines");
         let (w, h, pixels) = read(&file);
         assert_eq!((w, h), (width, height));
@@ -112,7 +104,7 @@ mod tests {
     #[test]
     fn floats_are_written_as_they_are() {
         let values = [0.5f32, -1.25, 3.0e-8, 1.0e6, f32::MIN_POSITIVE, -0.0, 7.0, 65535.0];
-        let (w, h, pixels) = read(&exr_rgba32f(1, 2, &values));
+        let (w, h, pixels) = read(&exr_rgba32f(1, 2, |_, y| std::array::from_fn(|c| values[y * 4 + c])));
         assert_eq!((w, h), (1, 2));
         let bits: Vec<u32> = pixels.iter().flatten().map(|v| v.to_bits()).collect();
         assert_eq!(bits, values.map(f32::to_bits));
@@ -121,7 +113,7 @@ mod tests {
     #[test]
     fn the_header_says_zip_blocks_of_16_lines_and_four_float_channels() {
         let texels: Vec<u16> = (0..5 * 40 * 4).map(|i| (i * 31 % 65536) as u16).collect();
-        let file = exr_rgba32f(5, 40, &texels);
+        let file = exr_rgba32f(5, 40, unorm16_pixels(&texels, 5, 40));
         let meta = exr::meta::MetaData::read_from_buffered(std::io::Cursor::new(&file), true).unwrap();
         assert_eq!(meta.headers.len(), 1);
         let header = &meta.headers[0];
@@ -138,10 +130,8 @@ mod tests {
     #[test]
     fn the_same_texels_give_the_same_bytes_and_a_smooth_image_shrinks() {
         let smooth: Vec<u16> = (0..64 * 32 * 4).map(|i| (i / 4 % 64 * 100) as u16).collect();
-        let file = exr_rgba32f(64, 32, &smooth);
-        assert_eq!(file, exr_rgba32f(64, 32, &smooth));
-        let on_threads = std::thread::scope(|s| s.spawn(|| exr_rgba32f(64, 32, &smooth)).join().unwrap());
-        assert_eq!(file, on_threads);
+        let file = exr_rgba32f(64, 32, unorm16_pixels(&smooth, 64, 32));
+        assert_eq!(file, exr_rgba32f(64, 32, unorm16_pixels(&smooth, 64, 32)));
         // 32 KB of floats: the blocks are compressed, not stored.
         assert!(file.len() < 64 * 32 * 16 / 2, "{} bytes", file.len());
     }

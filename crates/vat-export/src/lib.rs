@@ -38,10 +38,10 @@ mod target;
 mod types;
 mod vat3;
 
-pub use exr::{exr_rgba32f, ExrChannel, EXR_ZIP_LINES};
+pub use exr::{exr_rgba32f, unorm16_pixels, EXR_ZIP_LINES};
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
 pub use target::{convention, convert, Convention, Converted, CONVENTIONS};
-pub use vat3::vat3;
+pub use vat3::{vat3, vat3_size};
 
 pub use types::{Baked, ClipSpan, Export, ExportError, ExportFile, MeshRequest};

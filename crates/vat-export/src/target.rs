@@ -12,8 +12,7 @@
 
 use glam::{DVec3, Vec3};
 
-// Also reachable as `crate::target::exr_rgba32f`, where it was written before exr.rs.
-pub(crate) use crate::exr::exr_rgba32f;
+use crate::exr::{exr_rgba32f, unorm16_pixels};
 use crate::types::{Baked, ExportFile};
 
 /// One engine's conventions, as its glTF importer leaves a mesh.
@@ -150,7 +149,7 @@ pub fn convert(baked: &Baked, convention: &Convention) -> Converted {
     }
     let file = convention.container.map(|container| ExportFile {
         name: format!("{}-{}.{container}", baked.name, convention.name),
-        bytes: exr_rgba32f(baked.width, baked.height(), &texels),
+        bytes: exr_rgba32f(baked.width, baked.height(), unorm16_pixels(&texels, baked.width, baked.height())),
     });
     Converted { texels, center, half_extent, file }
 }

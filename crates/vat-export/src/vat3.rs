@@ -27,7 +27,7 @@
 use glam::{DVec3, Vec2};
 use serde_json::json;
 
-use crate::target::exr_rgba32f;
+use crate::exr::exr_rgba32f;
 use crate::types::{json_indent4, Baked, Export, ExportError, ExportFile, MeshRequest};
 
 /// The tallest and widest texture written: the largest Unity's and Unreal's importers take.
@@ -68,65 +68,107 @@ fn whole_tenth(bound: f32, down: bool) -> f32 {
     }
 }
 
-/// The texels of a VAT 3 soft-body export, before they go into files.
-struct Images {
+/// The image size of a VAT 3 soft-body export of `points` points in `bands` band(s) of
+/// `width` columns and `rows` rows (one row is stored twice): `(width, height)`, or
+/// [`ExportError::TooLarge`] past the 16384 × 16384 that Unity's and Unreal's importers
+/// take, with what to change. Known from the layout alone, so a caller can refuse before
+/// it bakes anything.
+pub fn vat3_size(points: usize, width: usize, bands: usize, rows: usize) -> Result<(usize, usize), ExportError> {
+    let frames = rows.max(2);
+    let height = frames * bands;
+    if height <= TEXTURE_LIMIT && width <= TEXTURE_LIMIT {
+        return Ok((width, height));
+    }
+    let mut advice = Vec::new();
+    if width > TEXTURE_LIMIT {
+        advice.push(format!("lower --max-width to {TEXTURE_LIMIT} or less"));
+    }
+    if height > TEXTURE_LIMIT {
+        if width < TEXTURE_LIMIT && bands > 1 {
+            advice.push(format!("raise --max-width (up to {TEXTURE_LIMIT}) for fewer bands"));
+        }
+        advice.push("lower --fps, --max-frames or --points".into());
+    }
+    Err(ExportError::TooLarge(format!(
+        "--format vat3: {points} points in {bands} band(s) of {width} columns × {frames} frames need a \
+         {width}×{height} texture, over the {TEXTURE_LIMIT}×{TEXTURE_LIMIT} that Unity's and Unreal's importers take: {}",
+        advice.join(", or ")
+    )))
+}
+
+/// A VAT 3 soft-body export's images, computed texel by texel as the EXR writer asks
+/// for them: no full-size image is held.
+struct Images<'a> {
+    bake: &'a Baked<'a>,
     frames: usize,
     height: usize,
-    /// RGBA floats, top line first: the offsets (alpha 1) and the quaternions.
-    positions: Vec<f32>,
-    rotations: Vec<f32>,
+    /// The point in each column of the bake (`None` for a band's unused columns).
+    column_points: Vec<Option<usize>>,
     /// The offsets' range, the ratio carriers rounded to whole tenths.
     lo: [f32; 3],
     hi: [f32; 3],
     uv1: Vec<Vec2>,
 }
 
-fn images(bake: &Baked) -> Result<Images, ExportError> {
-    let (points, width, bands) = (bake.points(), bake.width, bake.bands);
-    let frames = bake.rows.max(2);
-    let height = frames * bands;
-    if height > TEXTURE_LIMIT || width > TEXTURE_LIMIT {
-        return Err(ExportError::TooLarge(format!(
-            "--format vat3: {points} points in {bands} band(s) of {width} columns × {frames} frames need a \
-             {width}×{height} texture, over the {TEXTURE_LIMIT}×{TEXTURE_LIMIT} that Unity's and Unreal's importers take: \
-             raise --max-width, or lower --fps, --max-frames or --points"
-        )));
-    }
-    let mut positions = vec![0f32; width * height * 4];
-    let mut rotations = vec![0f32; width * height * 4];
-    for texel in positions.chunks_exact_mut(4).chain(rotations.chunks_exact_mut(4)) {
-        texel[3] = 1.0;
-    }
-    let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-    let mut uv1 = Vec::with_capacity(points);
-    for point in 0..points {
-        let column = bake.point_columns[point] as usize;
-        let (x, band) = (column % width, column / width);
-        uv1.push(Vec2::new((x as f32 + 0.5) / width as f32, (band as f32 + 0.5) / height as f32));
-        let rest = bake.rest_positions[point].as_dvec3();
-        for frame in 0..frames {
-            let row = frame.min(bake.rows - 1);
-            let at = ((frame * bands + band) * width + x) * 4;
-            let offset = (bake.position(point, row) - rest).as_vec3().to_array();
-            positions[at..at + 3].copy_from_slice(&offset);
-            for a in 0..3 {
-                (lo[a], hi[a]) = (lo[a].min(offset[a]), hi[a].max(offset[a]));
+impl<'a> Images<'a> {
+    fn new(bake: &'a Baked<'a>) -> Result<Self, ExportError> {
+        let (points, width, bands) = (bake.points(), bake.width, bake.bands);
+        let (_, height) = vat3_size(points, width, bands, bake.rows)?;
+        let frames = bake.rows.max(2);
+        let mut column_points = vec![None; width * bands];
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        let mut uv1 = Vec::with_capacity(points);
+        for point in 0..points {
+            let column = bake.point_columns[point] as usize;
+            column_points[column] = Some(point);
+            let (x, band) = (column % width, column / width);
+            uv1.push(Vec2::new((x as f32 + 0.5) / width as f32, (band as f32 + 0.5) / height as f32));
+            for row in 0..bake.rows {
+                let offset = Self::offset(bake, point, row);
+                for a in 0..3 {
+                    (lo[a], hi[a]) = (lo[a].min(offset[a]), hi[a].max(offset[a]));
+                }
             }
-            let q = quaternion_from_up(bake.normal(point, row)).map(|c| c as f32);
-            rotations[at..at + 4].copy_from_slice(&q);
         }
+        if points == 0 {
+            (lo, hi) = ([0.0; 3], [0.0; 3]);
+        }
+        // The two bounds that carry the active-pixels ratio: whole tenths, so that it reads 1.
+        (lo[2], hi[0]) = (whole_tenth(lo[2], true), whole_tenth(hi[0], false));
+        Ok(Images { bake, frames, height, column_points, lo, hi, uv1 })
     }
-    if points == 0 {
-        (lo, hi) = ([0.0; 3], [0.0; 3]);
+
+    fn offset(bake: &Baked, point: usize, row: usize) -> [f32; 3] {
+        (bake.position(point, row) - bake.rest_positions[point].as_dvec3()).as_vec3().to_array()
     }
-    // The two bounds that carry the active-pixels ratio: whole tenths, so that it reads 1.
-    (lo[2], hi[0]) = (whole_tenth(lo[2], true), whole_tenth(hi[0], false));
-    Ok(Images { frames, height, positions, rotations, lo, hi, uv1 })
+
+    /// The point and the bake's row in texel (`x`, `y`), `y` counted from the top.
+    fn at(&self, x: usize, y: usize) -> Option<(usize, usize)> {
+        let bands = self.bake.bands;
+        let (frame, band) = (y / bands, y % bands);
+        self.column_points[band * self.bake.width + x].map(|point| (point, frame.min(self.bake.rows - 1)))
+    }
+
+    /// `_pos.exr`'s texel: the offset from the rest position, alpha 1.
+    fn position(&self, x: usize, y: usize) -> [f32; 4] {
+        self.at(x, y).map_or([0.0, 0.0, 0.0, 1.0], |(point, row)| {
+            let [ox, oy, oz] = Self::offset(self.bake, point, row);
+            [ox, oy, oz, 1.0]
+        })
+    }
+
+    /// `_rot.exr`'s texel: the quaternion turning (0, 1, 0) into the normal.
+    fn rotation(&self, x: usize, y: usize) -> [f32; 4] {
+        self.at(x, y).map_or([0.0, 0.0, 0.0, 1.0], |(point, row)| {
+            quaternion_from_up(self.bake.normal(point, row)).map(|c| c as f32)
+        })
+    }
 }
 
 /// The VAT 3 soft-body export of a bake.
 pub fn vat3(bake: &Baked) -> Result<Export, ExportError> {
-    let Images { frames, height, positions, rotations, lo, hi, uv1 } = images(bake)?;
+    let images = Images::new(bake)?;
+    let (frames, height, lo, hi) = (images.frames, images.height, images.lo, images.hi);
     let number = |v: f32| v as f64;
     // Houdini's keys, sorted as it writes them, plus two that three-vat reads besides:
     // the ratio (which it then takes over the bounds') and "Use Compressed Normals" (it
@@ -151,18 +193,18 @@ pub fn vat3(bake: &Baked) -> Result<Export, ExportError> {
         "VAT Type": "Softbody",
         "Vertex Count": bake.points(),
     }]);
-    let exr = |suffix: &str, values: &[f32]| ExportFile {
+    let exr = |suffix: &str, pixel: &(dyn Fn(usize, usize) -> [f32; 4] + Sync)| ExportFile {
         name: format!("{}_{suffix}.exr", bake.name),
-        bytes: exr_rgba32f(bake.width, height, values),
+        bytes: exr_rgba32f(bake.width, height, pixel),
     };
     Ok(Export {
         files: vec![
             ExportFile { name: format!("{}_data.json", bake.name), bytes: json_indent4(&data) },
-            exr("pos", &positions),
-            exr("rot", &rotations),
-            exr("col", &vec![1f32; positions.len()]),
+            exr("pos", &|x, y| images.position(x, y)),
+            exr("rot", &|x, y| images.rotation(x, y)),
+            exr("col", &|_, _| [1.0; 4]),
         ],
-        mesh: Some(MeshRequest { file: format!("{}_mesh.glb", bake.name), uv1, merge_materials: true }),
+        mesh: Some(MeshRequest { file: format!("{}_mesh.glb", bake.name), uv1: images.uv1, merge_materials: true }),
     })
 }
 
@@ -213,17 +255,16 @@ mod tests {
         assert_eq!(export.mesh.as_ref().unwrap().file, "unit_mesh.glb");
         // The soft-body decode on the values as written (the EXR files themselves are read
         // back in tests/js/vat3.test.mjs): frame f at v = uv.y + f / frames from the top.
-        let images = images(&bake).unwrap();
+        let images = Images::new(&bake).unwrap();
         let (width, height) = (bake.width, images.height);
         for (point, uv) in images.uv1.iter().enumerate() {
             for frame in 0..3 {
                 let v = uv.y + frame as f32 / images.frames as f32;
                 let (x, y) = ((uv.x * width as f32) as usize, (v * height as f32) as usize);
-                let at = (y * width + x) * 4;
-                let t = &images.positions[at..at + 3];
+                let t = images.position(x, y);
                 let engine = bake.rest_positions[point].as_dvec3() + DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64);
                 assert!((engine - bake.position(point, frame)).length() < 1e-6, "{point} {frame}");
-                let q = std::array::from_fn(|i| images.rotations[at + i] as f64);
+                let q = images.rotation(x, y).map(|c| c as f64);
                 assert!((rotate(q, DVec3::Y) - bake.normal(point, frame)).length() < 1e-6, "{point} {frame}");
             }
         }

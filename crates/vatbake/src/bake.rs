@@ -199,6 +199,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
     let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    format_fits(&layout, settings)?;
     let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
     let mut sockets =
         playback::sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
@@ -214,6 +215,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     })?;
     if settings.loop_rows {
         layout = add_loop_rows(&mut posed, &mut sockets, settings);
+        format_fits(&layout, settings)?;
     }
     let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
@@ -451,6 +453,16 @@ fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Re
         .into());
     }
     Ok((clip_rows, layout))
+}
+
+/// `--format vat3`'s images past the importers' cap are refused from the layout, before
+/// anything is evaluated and before the output folder is made.
+fn format_fits(layout: &Layout, settings: &BakeSettings) -> Result<()> {
+    if settings.format == crate::settings::OutputFormat::Vat3 {
+        vat_export::vat3_size(layout.points, layout.width, layout.bands, layout.rows)
+            .map_err(|e| Error::usage(e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// The evaluated model: its rig, rest pose, every row's pose and the clip entries.

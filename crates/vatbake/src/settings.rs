@@ -636,6 +636,17 @@ impl BakeOptions {
             bone_mode_checks(&self, format, precision, texture_format)?;
         }
         let delta = if mode == BakeMode::Bones { crate::delta::Delta::None } else { delta };
+        let extracting = self.root_motion.as_ref().is_some_and(|r| {
+            r.default == crate::playback::RootMotion::Extract
+                || r.clips.values().any(|&m| m == crate::playback::RootMotion::Extract)
+        });
+        if extracting && matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
+            return Err(Error::usage(format!(
+                "--root-motion extract with --format {format}: the motion taken out of the texels is kept only in \
+                 vatbake's description, which that format's players do not read, so the character would walk in \
+                 place; give --root-motion zero to play in place, or leave --root-motion out to keep the motion"
+            )));
+        }
         if format == OutputFormat::Openvat && same_folder(&input, &out_dir) {
             return Err(Error::usage(format!(
                 "--format openvat into {}, the folder of the model: its <name>.png and <name>-mesh.glb could overwrite \

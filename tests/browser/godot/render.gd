@@ -1,7 +1,7 @@
 # Run by godot3 (Godot 3.2, GLES3) as `godot3 --path <project> -s render.gd`: draws each
 # unit of res://job.json (written by ../godot.test.mjs: the EXR loaded with Image.load and
 # given texture flags, or an imported texture; the editor-imported rest mesh; the camera)
-# with the VAT shader (res://vat3.shader) at the texture rows the job lists, white on
+# with the VAT shader (res://godot3_vat.shader) at the texture rows the job lists, white on
 # black into a size × size viewport, and writes each frame as an 8-bit mask (one byte a
 # pixel, top row first) plus a PNG, then quits. Exit code 0 only when every frame was
 # written.
@@ -29,8 +29,8 @@ func _init():
 	job = parse_json(f.get_as_text())
 	f.close()
 	var shader = Shader.new()
-	if f.open("res://vat3.shader", File.READ) != OK:
-		return fail("cannot open res://vat3.shader")
+	if f.open("res://godot3_vat.shader", File.READ) != OK:
+		return fail("cannot open res://godot3_vat.shader")
 	shader.code = f.get_as_text()
 	f.close()
 

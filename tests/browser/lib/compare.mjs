@@ -107,11 +107,14 @@ export function checkedRows(clip) {
   return [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
 }
 
+/** The source animations a clip was baked from (several when clips were merged). */
+export const sourcesOf = (clip) => clip.merged_from ?? [clip.source_index];
+
 /** The description's clip `name` (an error when it has none), its source animations and its checkedRows. */
 export function clipToCheck(description, name) {
   const clip = description.clips.find((c) => c.name === name);
   if (!clip) throw new Error(`clip "${name}" is not in the description`);
-  return { clip, sources: clip.merged_from ?? [clip.source_index], rows: checkedRows(clip) };
+  return { clip, sources: sourcesOf(clip), rows: checkedRows(clip) };
 }
 
 export function iou(a, b) {

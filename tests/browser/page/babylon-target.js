@@ -209,7 +209,12 @@ async function decodeCheck({ eightBit = false } = {}) {
   target.clearColor = new BABYLON.Color4(0, 0, 0, 0);
   const read = async (normal) => {
     material.setFloat('probeNormal', normal ? 1 : 0);
-    while (!material.isReady(probe)) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const started = performance.now(); !material.isReady(probe); ) {
+      if (performance.now() - started > 10000) {
+        throw new Error(`the probe material is not ready after 10 s: ${material.getEffect()?.getCompilationError() || 'no compilation error reported'}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     target.render();
     return new Float32Array((await target.readPixels()).buffer.slice(0));
   };

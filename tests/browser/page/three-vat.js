@@ -58,4 +58,3 @@ function renderThreeVat({ frame = 0, time = null } = {}) {
 }
 
 window.threeVat = { loadThreeVat, renderThreeVat, revision: THREE.REVISION };
-window.threeVatReady = true;
