@@ -252,23 +252,29 @@ fn each_target_writes_the_engines_space_and_decodes_back_onto_three() {
     }
 }
 
-#[test]
-fn a_roster_sets_the_target_per_unit() {
+/// Runs `vatbake roster` (exit 0) on RiggedSimple copied into a fresh folder, with
+/// `output = "out"`, `points = "all"` in `[defaults]` and `rest` after that line; gives
+/// the folder (kept alive) and its `out`.
+fn rigged_simple_roster(rest: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     for file in ["rigged-simple.gltf", "rigged-simple.bin"] {
         std::fs::copy(fixture(&format!("RiggedSimple/{file}")), dir.path().join(file)).unwrap();
     }
     let roster = dir.path().join("roster.toml");
-    std::fs::write(
-        &roster,
-        "output = \"out\"\n[defaults]\npoints = \"all\"\ntarget = \"unreal\"\n\n\
-         [[unit]]\nname = \"ue\"\nsource = \"rigged-simple.gltf\"\n\n\
-         [[unit]]\nname = \"u\"\nsource = \"rigged-simple.gltf\"\ntarget = \"unity\"\n",
-    )
-    .unwrap();
+    std::fs::write(&roster, format!("output = \"out\"\n[defaults]\npoints = \"all\"\n{rest}")).unwrap();
     let o = vatbake(&["roster", roster.to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = dir.path().join("out");
+    (dir, out)
+}
+
+#[test]
+fn a_roster_sets_the_target_per_unit() {
+    let (_dir, out) = rigged_simple_roster(
+        "target = \"unreal\"\n\n\
+         [[unit]]\nname = \"ue\"\nsource = \"rigged-simple.gltf\"\n\n\
+         [[unit]]\nname = \"u\"\nsource = \"rigged-simple.gltf\"\ntarget = \"unity\"\n",
+    );
     assert!(files(&out.join("ue")).contains(&"ue-unreal.exr".to_string()));
     assert!(files(&out.join("u")).contains(&"u-unity.exr".to_string()));
     let unit: serde_json::Value =
@@ -293,21 +299,11 @@ fn openvat_refuses_the_source_models_own_folder() {
 
 #[test]
 fn a_roster_sets_the_format_per_unit() {
-    let dir = tempfile::tempdir().unwrap();
-    for file in ["rigged-simple.gltf", "rigged-simple.bin"] {
-        std::fs::copy(fixture(&format!("RiggedSimple/{file}")), dir.path().join(file)).unwrap();
-    }
-    let roster = dir.path().join("roster.toml");
-    std::fs::write(
-        &roster,
-        "output = \"out\"\n[defaults]\npoints = \"all\"\n\n\
+    let (_dir, out) = rigged_simple_roster(
+        "\n\
          [[unit]]\nname = \"web\"\nsource = \"rigged-simple.gltf\"\nformat = \"playcanvas\"\n\n\
          [[unit]]\nname = \"plain\"\nsource = \"rigged-simple.gltf\"\n",
-    )
-    .unwrap();
-    let o = vatbake(&["roster", roster.to_str().unwrap(), "-q"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = dir.path().join("out");
+    );
     assert_eq!(files(&out), ["plain", "web"], "one folder per unit");
     let (web, plain) = (files(&out.join("web")), files(&out.join("plain")));
     assert!(web.contains(&"web.vat".to_string()), "{web:?}");

@@ -121,6 +121,19 @@ pub struct BakeReport {
     pub description: Description,
 }
 
+/// The clips `--clips` picks (all by default) and the slot each fills: the opening both
+/// bakes (points and bones) share.
+pub(crate) fn clips_and_slots<'a>(
+    model: &'a Model,
+    settings: &BakeSettings,
+    warnings: &mut Vec<Finding>,
+) -> Result<(Vec<&'a Clip>, Vec<Option<String>>)> {
+    let clips = pick_clips(model, &settings.clips, &settings.input)?;
+    let slots =
+        slots::assign(&clips, &settings.aliases, settings.clips.is_some(), settings.strict, &settings.input, warnings)?;
+    Ok((clips, slots))
+}
+
 pub(crate) fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
     let Some(names) = wanted else { return Ok(model.clips.iter().collect()) };
     let mut picked = Vec::new();
@@ -184,15 +197,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     let mut found = Found::default();
 
     let source = clock.stage("load", || load(settings, &mut found))?;
-    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
-    let slots = slots::assign(
-        &clips,
-        &settings.aliases,
-        settings.clips.is_some(),
-        settings.strict,
-        &settings.input,
-        &mut found.warnings,
-    )?;
+    let (clips, slots) = clips_and_slots(&source.model, settings, &mut found.warnings)?;
     // Decimate once, on the bind pose, before anything is evaluated: every row is
     // evaluated on the budgeted points. The source model stays, for the error.
     let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;

@@ -21,7 +21,6 @@ use crate::bones_mesh::{self, BoneMesh};
 use crate::description::{self, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
 use crate::error::Error;
 use crate::settings::{BakeSettings, OutputFormat};
-use crate::slots;
 use crate::staging::Staged;
 
 /// Texels per matrix: its four columns.
@@ -251,16 +250,8 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
 
     let source = clock.stage("load", || bake::load(settings, &mut found))?;
     let model = &source.model;
-    let clips = bake::pick_clips(model, &settings.clips, &settings.input)?;
+    let (clips, slots) = bake::clips_and_slots(model, settings, &mut found.warnings)?;
     refuse_morph_animation(model, &clips, settings)?;
-    let slots = slots::assign(
-        &clips,
-        &settings.aliases,
-        settings.clips.is_some(),
-        settings.strict,
-        &settings.input,
-        &mut found.warnings,
-    )?;
     let clip_rows: Vec<ClipRows> =
         clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
     let mut posed = clock.stage("evaluate", || bake::evaluate(model, &clips, slots, &clip_rows, settings))?;
