@@ -261,7 +261,7 @@ fn root_motion_errors_name_the_problem() {
     };
     let (code, message) = run(&kenney(), "slide");
     assert_eq!(code, Some(2));
-    assert!(message.contains("\"slide\" is not a root motion mode: give keep, extract or zero"), "{message}");
+    assert!(message.contains("\"slide\" is not a root motion mode: give one of keep, extract, zero"), "{message}");
     let (code, message) = run(&kenney(), "extract,dance=keep");
     assert_eq!(code, Some(2));
     assert!(
@@ -433,5 +433,9 @@ fn normals_separate_and_none_keep_the_positions_and_read_back() {
     verify_passes(&dir.path().join("Fox.vat.json"), &model);
     let o = vatbake(&["bake", model.to_str().unwrap(), "-o", dir.path().to_str().unwrap(), "--normals", "flat"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("\"flat\" is not a normals mode: give packed, separate or none"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("\"flat\" is not a normals mode: give one of packed, separate, none"),
+        "{}",
+        stderr(&o)
+    );
 }

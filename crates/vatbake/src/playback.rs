@@ -8,6 +8,7 @@ use glam::{Mat4, Vec3};
 
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
+use crate::settings::named;
 
 /// What `--root-motion` does with a clip's root motion.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub enum RootMotion {
 }
 
 impl RootMotion {
+    /// Every mode, in the order the errors list them.
+    pub const ALL: [RootMotion; 3] = [RootMotion::Keep, RootMotion::Extract, RootMotion::Zero];
+
     /// The name the description records.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -35,12 +39,7 @@ impl RootMotion {
 impl std::str::FromStr for RootMotion {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "keep" => Ok(RootMotion::Keep),
-            "extract" => Ok(RootMotion::Extract),
-            "zero" => Ok(RootMotion::Zero),
-            _ => Err(format!("\"{s}\" is not a root motion mode: give keep, extract or zero")),
-        }
+        named(&RootMotion::ALL, RootMotion::as_str, s, "a root motion mode")
     }
 }
 
@@ -108,6 +107,9 @@ pub enum NormalsMode {
 }
 
 impl NormalsMode {
+    /// Every mode, in the order the errors list them.
+    pub const ALL: [NormalsMode; 3] = [NormalsMode::Packed, NormalsMode::Separate, NormalsMode::None];
+
     /// The name the description records.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -121,12 +123,7 @@ impl NormalsMode {
 impl std::str::FromStr for NormalsMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "packed" => Ok(NormalsMode::Packed),
-            "separate" => Ok(NormalsMode::Separate),
-            "none" => Ok(NormalsMode::None),
-            _ => Err(format!("\"{s}\" is not a normals mode: give packed, separate or none")),
-        }
+        named(&NormalsMode::ALL, NormalsMode::as_str, s, "a normals mode")
     }
 }
 

@@ -88,15 +88,14 @@ pub enum BakeMode {
 impl std::str::FromStr for BakeMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "vertices" => Ok(BakeMode::Vertices),
-            "bones" => Ok(BakeMode::Bones),
-            _ => Err(format!("\"{s}\" is not a mode: give vertices or bones")),
-        }
+        named(&BakeMode::ALL, BakeMode::as_str, s, "a mode")
     }
 }
 
 impl BakeMode {
+    /// Every mode, in the order the errors list them.
+    pub const ALL: [BakeMode; 2] = [BakeMode::Vertices, BakeMode::Bones];
+
     /// The mode's name, as `--mode` takes it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -146,7 +145,7 @@ impl OutputFormat {
 }
 
 /// The choice among `all` named `s`, or an error that lists every name (`what`: "a target").
-fn named<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, s: &str, what: &str) -> Result<T, String> {
+pub(crate) fn named<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, s: &str, what: &str) -> Result<T, String> {
     all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
         let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
         format!("\"{s}\" is not {what}: give one of {}", names.join(", "))
