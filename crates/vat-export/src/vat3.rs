@@ -169,7 +169,9 @@ impl<'a> Images<'a> {
 pub fn vat3(bake: &Baked) -> Result<Export, ExportError> {
     let images = Images::new(bake)?;
     let (frames, height, lo, hi) = (images.frames, images.height, images.lo, images.hi);
-    let number = |v: f32| v as f64;
+    // A bound as the shortest decimal that reads back as the same 32-bit float (26.1, not
+    // 26.100000381469727), as Houdini writes them.
+    let number = |v: f32| v.to_string().parse::<f64>().unwrap_or(v as f64);
     // Houdini's keys, sorted as it writes them, plus two that three-vat reads besides:
     // the ratio (which it then takes over the bounds') and "Use Compressed Normals" (it
     // assumes normals in the position's alpha without it).
