@@ -224,13 +224,10 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     }
     let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
-    let texture =
+    let mut texture =
         clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
     (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
-    // Another tool's format is re-packed from the plain texels (`--format`).
-    let plain = (settings.format != crate::settings::OutputFormat::Vatbake
-        || settings.target != crate::settings::Target::Three)
-        .then(|| texels::texels(&posed.rig, &posed.poses, &layout, &posed.columns, &quantizing).0);
+    let plain = texture.plain.take();
     drop(posed.poses);
     let encoded = clock.stage("encode", || {
         encode(
@@ -460,6 +457,12 @@ fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Re
     Ok((clip_rows, layout))
 }
 
+/// Another tool's format (`--format`) or an engine's target (`--target`) is made from
+/// the plain texels, which pack then keeps.
+fn keep_plain(settings: &BakeSettings) -> bool {
+    settings.format != crate::settings::OutputFormat::Vatbake || settings.target != crate::settings::Target::Three
+}
+
 /// `--format vat3`'s images past the importers' cap are refused from the layout, before
 /// anything is evaluated and before the output folder is made.
 fn format_fits(layout: &Layout, settings: &BakeSettings) -> Result<()> {
@@ -643,6 +646,9 @@ struct PackedTexture {
     sha256: String,
     /// The largest position error measured on a coarser grid (0 at full precision).
     max_error: f32,
+    /// The plain texels (no deltas, normals packed in alpha), kept as they were packed
+    /// when another tool's format or an engine's target is made from them.
+    plain: Option<Vec<u16>>,
 }
 
 /// A file writer that counts the time spent in its writes and seeks (in
@@ -720,6 +726,7 @@ fn pack(
             let layers = playback::Layers::of(layout, settings.max_height);
             let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
             let (mut evaluating, mut max_error) = (std::time::Duration::ZERO, 0f32);
+            let mut kept = keep_plain(settings).then(|| Vec::with_capacity(layout.texels() * 4));
             let bytes = staged
                 .write_with(&name, |file| {
                     let file = TimedFile { file, spent: &writing };
@@ -748,6 +755,9 @@ fn pack(
                         let no_alpha = !normal_layers && settings.normals != playback::NormalsMode::Packed;
                         watch.rows(done, total_rows);
                         let sink = |rows: &[u16]| {
+                            if let Some(kept) = kept.as_mut().filter(|_| !normal_layers) {
+                                kept.extend_from_slice(rows);
+                            }
                             let rows = if settings.delta == crate::delta::Delta::None && !no_alpha {
                                 rows
                             } else {
@@ -794,7 +804,16 @@ fn pack(
                 nanos_ms(writing),
             );
             let sha256 = staged.sha256(&name).map_err(output)?;
-            Ok(PackedTexture { name, bytes, container, supercompression: "zstd", parts_ms, sha256, max_error })
+            Ok(PackedTexture {
+                name,
+                bytes,
+                container,
+                supercompression: "zstd",
+                parts_ms,
+                sha256,
+                max_error,
+                plain: kept,
+            })
         }
         TextureFormat::Png if playback::Layers::of(layout, settings.max_height).count > 1 => {
             Err(Error::usage(format!(
@@ -814,19 +833,20 @@ fn pack(
                 )
                 .advice("ship the KTX2 unless a tool can read nothing else"),
             );
-            let (max_error, png, parts_ms) = stage_in_memory(
+            let ((max_error, plain), png, parts_ms) = stage_in_memory(
                 staged,
                 &name,
                 || texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, quantizing),
                 |(texels, max_error)| {
+                    let plain = keep_plain(settings).then(|| texels.clone());
                     let image =
                         vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
-                    Ok((vat_ktx2::encode_png16(&image).context("cannot encode the texture")?, max_error))
+                    Ok((vat_ktx2::encode_png16(&image).context("cannot encode the texture")?, (max_error, plain)))
                 },
             )?;
             let sha256 = description::sha256_hex(&png);
             let bytes = png.len() as u64;
-            Ok(PackedTexture { name, bytes, container, supercompression: "none", parts_ms, sha256, max_error })
+            Ok(PackedTexture { name, bytes, container, supercompression: "none", parts_ms, sha256, max_error, plain })
         }
     }
 }
