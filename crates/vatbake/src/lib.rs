@@ -30,6 +30,7 @@ mod babylon;
 pub mod bake;
 mod bones;
 mod bones_mesh;
+mod choice;
 pub mod delta;
 mod entry;
 pub mod error;

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
+use crate::choice::named;
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
-use crate::settings::named;
 
 /// What `--root-motion` does with a clip's root motion.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::choice::named;
 use crate::description;
 use crate::error::Error;
 use crate::slots::Aliases;
@@ -142,14 +143,6 @@ impl OutputFormat {
             OutputFormat::Babylon => "babylon",
         }
     }
-}
-
-/// The choice among `all` named `s`, or an error that lists every name (`what`: "a target").
-pub(crate) fn named<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, s: &str, what: &str) -> Result<T, String> {
-    all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
-        format!("\"{s}\" is not {what}: give one of {}", names.join(", "))
-    })
 }
 
 impl std::str::FromStr for OutputFormat {
