@@ -522,7 +522,7 @@ mod tests {
             (c.default, c.of("Survey"), c.of("Walk")),
             (RootMotion::Extract, RootMotion::Keep, RootMotion::Extract)
         );
-        assert!("slide".parse::<RootMotionChoice>().unwrap_err().contains("keep, extract or zero"));
+        assert!("slide".parse::<RootMotionChoice>().unwrap_err().contains("give one of keep, extract, zero"));
         assert!("extract,zero".parse::<RootMotionChoice>().is_err());
         assert!("=zero".parse::<RootMotionChoice>().is_err());
     }
