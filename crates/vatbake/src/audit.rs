@@ -107,7 +107,7 @@ impl AuditReport {
             units: results.len(),
             units_with_findings: results.iter().filter(|u| !u.findings.is_empty()).count(),
             findings: results.iter().map(|u| u.findings.len()).sum(),
-            elapsed_ms: crate::error::ms(started),
+            elapsed_ms: crate::pipeline::ms(started),
             results,
         }
     }

@@ -28,24 +28,18 @@
 pub mod audit;
 mod babylon;
 pub mod bake;
-mod bones;
-mod bones_mesh;
 mod choice;
 pub mod delta;
-mod entry;
 pub mod error;
-mod export;
-mod exported;
+mod findings;
 pub mod inspect;
-pub mod playback;
+mod pipeline;
 pub mod preview;
-mod rest_mesh;
 pub mod roster;
 pub mod settings;
 pub mod shipped;
 pub mod slots;
 pub mod staging;
-mod texels;
 pub mod verify;
 
 /// The description file's types, schema, file names and hash rule: the
@@ -53,7 +47,7 @@ pub mod verify;
 pub use vat_description as description;
 
 pub use audit::{AuditReport, AuditSettings};
+pub use bake::{bake, bake_watched};
 pub use bake::{BakeReport, Unwatched, Watch};
-pub use entry::{bake, bake_watched};
 pub use error::{Error, ErrorKind};
 pub use settings::{BakeMode, BakeOptions, BakeSettings, OutputFormat, GENERATOR};

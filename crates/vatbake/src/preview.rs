@@ -270,7 +270,7 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
                 height: settings.height,
             })
             .collect(),
-        elapsed_ms: crate::error::ms(started),
+        elapsed_ms: crate::pipeline::ms(started),
     })
 }
 

@@ -224,7 +224,7 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
         && file_ok(&description.mesh.file, None, &description.mesh.sha256)
         && target_ok(&description, settings, file_ok)
-        && description.exports.iter().all(|e| crate::exported::problem(&settings.out_dir, e).is_none());
+        && description.exports.iter().all(|e| crate::shipped::exports::problem(&settings.out_dir, e).is_none());
     fresh.then_some(description)
 }
 
@@ -267,7 +267,7 @@ pub struct UnitResult {
     /// Why the unit failed; null unless the status is "failed".
     pub error: Option<String>,
     /// The bake's warnings; empty for a skipped or failed unit.
-    #[serde(serialize_with = "crate::error::findings_json")]
+    #[serde(serialize_with = "crate::findings::findings_json")]
     pub warnings: Vec<vat_model::Finding>,
 }
 
@@ -426,7 +426,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
                 }
             }
         }
-        Ok(Done::Baked(Box::new(crate::entry::bake(&settings)?)))
+        Ok(Done::Baked(Box::new(crate::bake::bake(&settings)?)))
     })();
     match outcome {
         Ok(Done::Baked(report)) => {
@@ -443,12 +443,12 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
             result.points = Some(d.points);
             result.rows = Some(d.rows);
             result.texture_bytes = Some(d.texture.bytes);
-            result.gpu_bytes = Some(crate::playback::gpu_bytes(&d));
+            result.gpu_bytes = Some(crate::pipeline::layers::gpu_bytes(&d));
             result.mesh_bytes = std::fs::metadata(out_dir.join(&d.mesh.file)).ok().map(|m| m.len());
         }
         Err(e) => result.error = Some(Error::from(e).message),
     }
-    result.ms = crate::error::ms(started);
+    result.ms = crate::pipeline::ms(started);
     result
 }
 
@@ -482,7 +482,7 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         total_mesh_bytes: results.iter().filter_map(|r| r.mesh_bytes).sum(),
         stale_folders: stale_folders(roster),
         units: results,
-        ms: crate::error::ms(started),
+        ms: crate::pipeline::ms(started),
     })
 }
 
@@ -548,7 +548,14 @@ pub fn verify(roster: &Roster, jobs: Option<usize>, shard: Option<(usize, usize)
                     || roster.folder.join(&unit.name).join(crate::description::description_file(&unit.name)),
                     |r| r.description.clone(),
                 );
-                UnitVerified { name: unit.name.clone(), description, status, ms: crate::error::ms(at), report, error }
+                UnitVerified {
+                    name: unit.name.clone(),
+                    description,
+                    status,
+                    ms: crate::pipeline::ms(at),
+                    report,
+                    error,
+                }
             })
             .collect()
     });
@@ -560,7 +567,7 @@ pub fn verify(roster: &Roster, jobs: Option<usize>, shard: Option<(usize, usize)
         failed: count("failed"),
         errors: count("error"),
         units,
-        ms: crate::error::ms(started),
+        ms: crate::pipeline::ms(started),
     })
 }
 
@@ -622,7 +629,7 @@ pub fn preview(
                     Ok(sheet) => (Some(sheet), None),
                     Err(e) => (None, Some(e.message)),
                 };
-                UnitPreviewed { name: unit.name.clone(), sheet, ms: crate::error::ms(at), error }
+                UnitPreviewed { name: unit.name.clone(), sheet, ms: crate::pipeline::ms(at), error }
             })
             .collect()
     });
@@ -632,7 +639,7 @@ pub fn preview(
         drawn: units.iter().filter(|u| u.sheet.is_some()).count(),
         errors: units.iter().filter(|u| u.error.is_some()).count(),
         units,
-        ms: crate::error::ms(started),
+        ms: crate::pipeline::ms(started),
     })
 }
 

@@ -9,6 +9,10 @@ use crate::description;
 use crate::error::Error;
 use crate::slots::Aliases;
 
+pub use crate::pipeline::layers::{parse_bytes, Device, MaxSize};
+pub use crate::pipeline::normals::NormalsMode;
+pub use crate::pipeline::root_motion::{RootMotion, RootMotionChoice};
+
 /// The point budget of a bake when none is given.
 pub const DEFAULT_POINTS: u32 = 4000;
 
@@ -267,11 +271,11 @@ pub struct BakeSettings {
     /// Joints whose per-row transforms the description records (`--sockets`).
     pub sockets: Vec<String>,
     /// What happens to each clip's root motion (`--root-motion`).
-    pub root_motion: crate::playback::RootMotionChoice,
+    pub root_motion: crate::pipeline::root_motion::RootMotionChoice,
     /// Tallest texture or array layer (`--max-size`, `--device`); `None`: no bound.
     pub max_height: Option<u32>,
     /// Where the normals go (`--normals`).
-    pub normals: crate::playback::NormalsMode,
+    pub normals: crate::pipeline::normals::NormalsMode,
     /// GPU memory per unit warned past, in bytes (`--gpu-budget`, `--device`).
     pub gpu_budget: Option<u64>,
 }
@@ -456,16 +460,16 @@ pub struct BakeOptions {
     pub sockets: Option<Vec<String>>,
     /// Root motion: "keep" (default), "extract" or "zero", then `CLIP=MODE` overrides.
     #[serde(default, deserialize_with = "parsed")]
-    pub root_motion: Option<crate::playback::RootMotionChoice>,
+    pub root_motion: Option<crate::pipeline::root_motion::RootMotionChoice>,
     /// Largest texture, "WxH"; taller textures are split into array layers.
     #[serde(default, deserialize_with = "parsed")]
-    pub max_size: Option<crate::playback::MaxSize>,
+    pub max_size: Option<crate::pipeline::layers::MaxSize>,
     /// A size bound and GPU budget preset: web, mobile or desktop.
     #[serde(default, deserialize_with = "parsed")]
-    pub device: Option<crate::playback::Device>,
+    pub device: Option<crate::pipeline::layers::Device>,
     /// Where the normals go: packed (default), separate or none.
     #[serde(default, deserialize_with = "parsed")]
-    pub normals: Option<crate::playback::NormalsMode>,
+    pub normals: Option<crate::pipeline::normals::NormalsMode>,
     /// GPU memory per unit to warn past ("256MiB").
     #[serde(default, deserialize_with = "bytes")]
     pub gpu_budget: Option<u64>,
@@ -495,7 +499,7 @@ fn bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64
     }
     match Bytes::deserialize(deserializer)? {
         Bytes::Count(n) => Ok(Some(n)),
-        Bytes::Text(t) => crate::playback::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
+        Bytes::Text(t) => crate::pipeline::layers::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
     }
 }
 
@@ -545,7 +549,7 @@ impl BakeOptions {
         // --max-width is --max-size's width alone, kept as it was; with --max-size it
         // must agree, with --device it can only narrow the preset.
         let given_width = self.max_width.filter(|&w| w != DEFAULT_MAX_WIDTH);
-        let bound = self.max_size.or(self.device.map(crate::playback::Device::max_size));
+        let bound = self.max_size.or(self.device.map(crate::pipeline::layers::Device::max_size));
         let max_width = match (self.max_size, self.device) {
             (Some(size), _) => match given_width {
                 Some(w) if w != size.width => {
@@ -629,8 +633,8 @@ impl BakeOptions {
         }
         let delta = if mode == BakeMode::Bones { crate::delta::Delta::None } else { delta };
         let extracting = self.root_motion.as_ref().is_some_and(|r| {
-            r.default == crate::playback::RootMotion::Extract
-                || r.clips.values().any(|&m| m == crate::playback::RootMotion::Extract)
+            r.default == crate::pipeline::root_motion::RootMotion::Extract
+                || r.clips.values().any(|&m| m == crate::pipeline::root_motion::RootMotion::Extract)
         });
         if extracting && matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
             return Err(Error::usage(format!(
@@ -694,7 +698,7 @@ impl BakeOptions {
             root_motion: self.root_motion.unwrap_or_default(),
             max_height: bound.map(|b| b.height),
             normals: self.normals.unwrap_or_default(),
-            gpu_budget: self.gpu_budget.or(self.device.map(crate::playback::Device::gpu_budget)),
+            gpu_budget: self.gpu_budget.or(self.device.map(crate::pipeline::layers::Device::gpu_budget)),
         })
     }
 }

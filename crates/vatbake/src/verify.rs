@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use vat_bounds::Bounds;
 
-use crate::bake::{self, Fresh};
+use crate::bake::vertices::{self, Fresh};
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
 use crate::settings::{BakeOptions, BakeSettings, PointBudget, TextureFormat};
@@ -243,7 +243,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     // The other format's files (`--format`): each there with its recorded size and SHA-256.
     let folder = files.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     for record in &d.exports {
-        if let Some((code, message)) = crate::exported::problem(folder, record) {
+        if let Some((code, message)) = crate::shipped::exports::problem(folder, record) {
             note(code, message);
         }
     }
@@ -264,7 +264,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     };
 
     let bake_settings = recorded_settings(&files, source.clone())?;
-    let mut report = bake::evaluate_fresh(&bake_settings, |fresh| {
+    let mut report = vertices::evaluate_fresh(&bake_settings, |fresh| {
         Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
     })
     .map_err(Error::from)?;
@@ -272,7 +272,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     report.source = source;
     report.passed = findings.is_empty();
     report.findings = findings;
-    report.elapsed_ms = crate::error::ms(started);
+    report.elapsed_ms = crate::pipeline::ms(started);
     Ok(report)
 }
 
@@ -347,8 +347,8 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
 }
 
 /// The recorded `--root-motion`, as the flag would give it.
-fn root_motion_of(s: &description::Settings) -> Result<crate::playback::RootMotionChoice, String> {
-    Ok(crate::playback::RootMotionChoice {
+fn root_motion_of(s: &description::Settings) -> Result<crate::pipeline::root_motion::RootMotionChoice, String> {
+    Ok(crate::pipeline::root_motion::RootMotionChoice {
         default: s.root_motion.parse()?,
         clips: s.root_motion_clips.iter().map(|(k, v)| Ok((k.clone(), v.parse()?))).collect::<Result<_, String>>()?,
     })

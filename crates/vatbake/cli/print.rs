@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use vatbake::audit::AuditReport;
 use vatbake::roster::{RosterReport, RosterWatch, UnitResult};
 
-use crate::cli::AuditFormat;
+use crate::args::AuditFormat;
 use crate::messages::{self, out};
 
 /// Prints an audit report; the exit code is 1 when there are findings.
@@ -369,7 +369,7 @@ pub fn verify(report: &vatbake::verify::VerifyReport) {
 }
 
 /// `roster --verify`: a line per unit, each finding, a total; exit 1 unless every unit passed.
-pub fn roster_verify(report: &vatbake::roster::RosterVerifyReport, output: &crate::cli::Output) -> anyhow::Result<u8> {
+pub fn roster_verify(report: &vatbake::roster::RosterVerifyReport, output: &crate::args::Output) -> anyhow::Result<u8> {
     if output.json {
         out!("{}", serde_json::to_string_pretty(report)?);
     } else if !output.quiet {
@@ -414,7 +414,7 @@ pub fn roster_verify(report: &vatbake::roster::RosterVerifyReport, output: &crat
 /// `roster --preview`: one line per unit unless quiet, the failures as errors.
 pub fn roster_preview(
     report: &vatbake::roster::RosterPreviewReport,
-    output: &crate::cli::Output,
+    output: &crate::args::Output,
 ) -> anyhow::Result<u8> {
     if output.json {
         out!("{}", serde_json::to_string_pretty(report)?);

@@ -213,22 +213,22 @@ pub struct BakeArgs {
     /// the motion recorded per row) or zero it; CLIP=MODE overrides one clip (e.g. extract,Idle=keep).
     /// The root is the skin's skeleton node, else its joints' common ancestor.
     #[arg(long, value_name = "MODE[,CLIP=MODE]")]
-    pub root_motion: Option<vatbake::playback::RootMotionChoice>,
+    pub root_motion: Option<vatbake::settings::RootMotionChoice>,
     /// Largest texture, WIDTHxHEIGHT: more points wrap into bands (as --max-width), and a texture taller
     /// than HEIGHT is split into KTX2 array layers of at most HEIGHT rows.
     #[arg(long, value_name = "WxH", conflicts_with_all = ["max_width", "device"])]
-    pub max_size: Option<vatbake::playback::MaxSize>,
+    pub max_size: Option<vatbake::settings::MaxSize>,
     /// A target's size bound and GPU memory budget: web (8192x8192, 128 MiB), mobile (4096x4096, 32 MiB)
     /// or desktop (16384x16384, 512 MiB).
     #[arg(long, value_name = "web|mobile|desktop")]
-    pub device: Option<vatbake::playback::Device>,
+    pub device: Option<vatbake::settings::Device>,
     /// Warn when a unit's texture takes more GPU memory (raw texel bytes) than this, e.g. 64MiB.
-    #[arg(long, value_name = "BYTES", value_parser = vatbake::playback::parse_bytes)]
+    #[arg(long, value_name = "BYTES", value_parser = vatbake::settings::parse_bytes)]
     pub gpu_budget: Option<u64>,
     /// Where the normals go: packed (octahedral 8+8 in the alpha), separate (octahedral 16+16 in their own
     /// array layers) or none (the alpha holds 0; the player uses rest or flat normals).
     #[arg(long, value_name = "packed|separate|none")]
-    pub normals: Option<vatbake::playback::NormalsMode>,
+    pub normals: Option<vatbake::settings::NormalsMode>,
     /// What the texture holds: vertices (every point on every row) or bones (every joint's matrix on every
     /// row, 32-bit floats; the rest mesh keeps its joints and weights and the player skins it: far fewer
     /// texels for a detailed character; morph-target animation cannot be a bone bake). [default: vertices;

@@ -69,7 +69,7 @@ pub fn write_glb(mesh: &BoneMesh) -> std::io::Result<Vec<u8>> {
         attributes[format!("JOINTS_{set}")] = json!(joints);
         attributes[format!("WEIGHTS_{set}")] = json!(weights);
     }
-    let primitives = crate::rest_mesh::primitives(&mut buffer, model, vertex_count, &attributes);
+    let primitives = crate::pipeline::rest_mesh::primitives(&mut buffer, model, vertex_count, &attributes);
 
     // Node 0 holds the mesh; node 1 is the first matrix's joint and the parent of the
     // others, so the skin has one common root that is itself a joint.

@@ -269,7 +269,7 @@ fn fill_rows(
                     NormalEncoding::Packed8 => vat_bounds::encode_texels(quantizer, positions, normals, used),
                     NormalEncoding::Separate16 => {
                         for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
-                            let [x, y] = crate::playback::encode_normal16(normal);
+                            let [x, y] = crate::pipeline::normals::encode_normal16(normal);
                             texel.copy_from_slice(&[x, y, 0, 0]);
                         }
                     }

@@ -4,7 +4,7 @@
 //! library runs the work, and everything the user is told, with its exit code, goes
 //! through `messages` and `print`.
 
-mod cli;
+mod args;
 mod messages;
 mod print;
 
@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { messages::EXIT_USAGE } else { 0 };
@@ -35,13 +35,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: cli::Cli) -> anyhow::Result<u8> {
-    if matches!(cli.command, cli::Command::Bake(_) | cli::Command::Roster(_)) {
+fn run(cli: args::Cli) -> anyhow::Result<u8> {
+    if matches!(cli.command, args::Command::Bake(_) | args::Command::Roster(_)) {
         messages::clean_up_on_interrupt();
     }
     match cli.command {
-        cli::Command::Bake(args) => {
-            let output = cli::Output::from(&args.output);
+        args::Command::Bake(args) => {
+            let output = args::Output::from(&args.output);
             if let Some(threads) = args.threads {
                 use_threads(threads)?;
             }
@@ -64,14 +64,14 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
-        cli::Command::Roster(args) => {
-            let output = cli::Output::from(&args.output);
+        args::Command::Roster(args) => {
+            let output = args::Output::from(&args.output);
             if args.jobs == Some(0) {
                 return Err(vatbake::Error::usage("--jobs 0: give at least one job").into());
             }
             let roster = roster::read(&args.roster, args.out_dir.as_deref())?;
             if args.check {
-                let format = if output.json { cli::AuditFormat::Json } else { cli::AuditFormat::Text };
+                let format = if output.json { args::AuditFormat::Json } else { args::AuditFormat::Text };
                 return print::audit(&roster::check(&roster, args.shard)?, format);
             }
             if args.verify {
@@ -110,8 +110,8 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
-        cli::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
-        cli::Command::Inspect(args) => {
+        args::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
+        args::Command::Inspect(args) => {
             let inspection = vatbake::inspect::inspect(&args.file)?;
             if args.json {
                 out!("{}", serde_json::to_string_pretty(&inspection)?);
@@ -120,7 +120,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
-        cli::Command::Verify(args) => {
+        args::Command::Verify(args) => {
             let settings = vatbake::verify::VerifySettings { description: args.description, source: args.source };
             let report = vatbake::verify::verify(&settings)?;
             if args.json {
@@ -130,7 +130,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
         }
-        cli::Command::Preview(args) => {
+        args::Command::Preview(args) => {
             let json = args.json;
             let report = vatbake::preview::preview(&args.into_settings())?;
             if json {
@@ -138,16 +138,16 @@ fn run(cli: cli::Cli) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
-        cli::Command::Schema => {
+        args::Command::Schema => {
             out!("{}", description::schema_json().trim_end());
             Ok(0)
         }
-        cli::Command::Completions { shell } => {
-            out!("{}", cli::completions(shell).trim_end());
+        args::Command::Completions { shell } => {
+            out!("{}", args::completions(shell).trim_end());
             Ok(0)
         }
-        cli::Command::Man { command } => {
-            out!("{}", cli::man_page(command.as_deref())?.trim_end());
+        args::Command::Man { command } => {
+            out!("{}", args::man_page(command.as_deref())?.trim_end());
             Ok(0)
         }
     }

@@ -8,7 +8,7 @@ use vat_model::{Columns, Layout, Model};
 
 use crate::description::ClipEntry;
 use crate::error::Error;
-use crate::rest_mesh::{self, RestMesh};
+use crate::pipeline::rest_mesh::{self, RestMesh};
 use crate::settings::{BakeSettings, OutputFormat};
 
 /// A finished bake, as the exporters need it.

@@ -1,7 +1,8 @@
 //! No circle of imports anywhere in the workspace (issue 14).
 //!
-//! For every crate root of the workspace (`crates/*/src/lib.rs`, `src/main.rs` and
-//! `src/bin/*.rs`) this builds a graph whose nodes are the root (`crate`) and the
+//! A check of the whole workspace, kept with the crate that ties the workspace together.
+//! For every crate root of the workspace (`crates/*/src/lib.rs`, `src/main.rs`,
+//! `src/bin/*.rs` and any `path` a crate's Cargo.toml gives its library or binaries) this builds a graph whose nodes are the root (`crate`) and the
 //! top-level modules it declares, and fails if the graph has a cycle, printing each
 //! one with the reference that made every edge.
 //!
@@ -461,7 +462,8 @@ fn explain_cycles(root: &Path, read: &dyn Fn(&Path) -> Option<String>) -> String
     report
 }
 
-/// `lib.rs`, `main.rs` and `bin/*.rs` (or `bin/*/main.rs`) under every `crates/*/src`.
+/// `lib.rs`, `main.rs` and `bin/*.rs` (or `bin/*/main.rs`) under every `crates/*/src`, and
+/// the targets a manifest places elsewhere.
 fn crate_roots(workspace: &Path) -> Vec<PathBuf> {
     let mut roots = Vec::new();
     let mut crates: Vec<PathBuf> = fs::read_dir(workspace.join("crates")).unwrap().map(|e| e.unwrap().path()).collect();
@@ -469,6 +471,16 @@ fn crate_roots(workspace: &Path) -> Vec<PathBuf> {
     for krate in crates {
         let src = krate.join("src");
         roots.extend([src.join("lib.rs"), src.join("main.rs")].into_iter().filter(|p| p.is_file()));
+        // Targets placed elsewhere by their manifest (`[[bin]] path = "cli/main.rs"`).
+        let manifest = fs::read_to_string(krate.join("Cargo.toml")).unwrap_or_default();
+        for line in manifest.lines() {
+            if let Some(path) = line.strip_prefix("path = \"").and_then(|p| p.strip_suffix("\"")) {
+                let root = krate.join(path);
+                if path.ends_with(".rs") && root.is_file() && !roots.contains(&root) {
+                    roots.push(root);
+                }
+            }
+        }
         if let Ok(bins) = fs::read_dir(src.join("bin")) {
             let mut bins: Vec<PathBuf> = bins.map(|e| e.unwrap().path()).collect();
             bins.sort();

@@ -16,10 +16,13 @@ use vat_bounds::Bounds;
 use vat_model::{Clip, ClipRows, Model, Property, MAX_INFLUENCES};
 use vat_skin::RowPose;
 
-use crate::bake::{self, BakeReport, Clock, Found, Source, Timings, Watch, GENERATOR};
-use crate::bones_mesh::{self, BoneMesh};
+use super::{BakeReport, Outcome, Timings};
 use crate::description::{self, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
 use crate::error::Error;
+use crate::pipeline::bones_mesh::{self, BoneMesh};
+use crate::pipeline::load::Source;
+use crate::pipeline::{bounds, clips, encode, evaluate, load, pack, write, Clock, Found, Watch};
+use crate::settings::GENERATOR;
 use crate::settings::{BakeSettings, OutputFormat};
 use crate::staging::Staged;
 
@@ -195,7 +198,7 @@ fn decode_error(rig: &vat_skin::Rig, poses: &[RowPose], rows: &[Vec<Mat4>], pale
         .par_iter()
         .zip(rows)
         .map(|(pose, matrices)| {
-            let evaluated = crate::texels::positions(rig, pose);
+            let evaluated = crate::pipeline::texels::positions(rig, pose);
             evaluated
                 .iter()
                 .enumerate()
@@ -248,13 +251,13 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     let mut clock = Clock { watch, timings: Timings::default() };
     let mut found = Found::default();
 
-    let source = clock.stage("load", || bake::load(settings, &mut found))?;
+    let source = clock.stage("load", || load::load(settings, &mut found))?;
     let model = &source.model;
-    let (clips, slots) = bake::clips_and_slots(model, settings, &mut found.warnings)?;
+    let (clips, slots) = clips::clips_and_slots(model, settings, &mut found.warnings)?;
     refuse_morph_animation(model, &clips, settings)?;
     let clip_rows: Vec<ClipRows> =
         clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
-    let mut posed = clock.stage("evaluate", || bake::evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut posed = clock.stage("evaluate", || evaluate::evaluate(model, &clips, slots, &clip_rows, settings))?;
     let palette = Palette::new(&posed.rig);
     let width = palette.len() * TEXELS_PER_JOINT;
     if width > settings.max_width as usize {
@@ -268,12 +271,12 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         .into());
     }
     let bounds =
-        clock.stage("bounds", || bake::bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+        clock.stage("bounds", || bounds::bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     let (bind_positions, bind_normals) = bind_pose(&posed.rig);
 
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
     let packed = clock.stage("pack", || {
-        bake::stage_in_memory(
+        pack::stage_in_memory(
             &mut staged,
             &settings.texture_file(),
             || posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>(),
@@ -350,8 +353,8 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         files.push((name, json.as_bytes()));
     }
     files.extend([(mesh_file.as_str(), glb.as_slice()), (&description_file, &description_json)]);
-    let files = clock.stage("write", || bake::commit(staged, &files))?;
-    let outcome = bake::Outcome {
+    let files = clock.stage("write", || write::commit(staged, &files))?;
+    let outcome = Outcome {
         texture_bytes: ktx2.len() as u64,
         mesh_bytes: glb.len() as u64,
         raw_texel_bytes: (width * rows.len() * 16) as u64,
@@ -378,9 +381,9 @@ fn describe(
         format: description::FORMAT.into(),
         format_version: description::FORMAT_VERSION,
         generator: GENERATOR.into(),
-        source: bake::recorded_source(source, settings),
+        source: load::recorded_source(source, settings),
         settings: settings.recorded(),
-        axes: bake::gltf_axes(),
+        axes: encode::gltf_axes(),
         points: model.points.len() as u32,
         rows: height as u32,
         texture: description::Texture {
@@ -498,7 +501,7 @@ mod tests {
         let translations = Bounds::from_points(rows.iter().flatten().map(|m| m.w_axis.truncate()));
         let max_scale =
             rows.iter().flatten().map(|m| m.to_scale_rotation_translation().0.max_element()).fold(0.0, f32::max);
-        let bounds = crate::texels::bounds(&rig, &poses).unwrap();
+        let bounds = crate::pipeline::texels::bounds(&rig, &poses).unwrap();
         let mut worst = 0.0f32;
         for (pose, row) in poses.iter().zip(&rows) {
             let stored = store(row, &translations, max_scale * 1.01);
@@ -535,7 +538,7 @@ mod tests {
         let (clip, time) = times[times.len() / 2];
         let pose = rig.pose(clip.map(|c| &model.clips[c]), time);
         let row = palette.row(&pose);
-        let evaluated = crate::texels::positions(&rig, &pose);
+        let evaluated = crate::pipeline::texels::positions(&rig, &pose);
         let worst = evaluated
             .iter()
             .enumerate()

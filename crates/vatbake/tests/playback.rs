@@ -413,7 +413,7 @@ fn normals_separate_and_none_keep_the_positions_and_read_back() {
             continue; // padding
         }
         assert_eq!((n16[2], n16[3]), (0, 0));
-        let a = vatbake::playback::decode_normal16(n16[0], n16[1]);
+        let a = vatbake::shipped::decode_normal16(n16[0], n16[1]);
         let b = vat_bounds::decode_normal(p[3]);
         worst = worst.max(a.cross(b).length().atan2(a.dot(b)).to_degrees());
     }

@@ -1,0 +1,264 @@
+//! The vertex bake: every point on every row, one stage after another.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use vat_model::{Columns, Layout, Model};
+use vat_skin::{Rig, RowPose};
+
+use super::{BakeReport, Outcome, Timings};
+use crate::description::ClipEntry;
+use crate::pipeline::{
+    bounds::*, clips::*, decimate::*, encode::*, evaluate::*, load::*, measure::*, pack::*, texels::Quantizing,
+    write::*, Clock, Found, Watch,
+};
+use crate::settings::BakeSettings;
+use crate::staging::Staged;
+
+/// The bake: one call per stage, in order. Each stage is entered through the
+/// clock (the watch is told, or stops the bake) and timed into the report.
+pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
+    let started = Instant::now();
+    let mut clock = Clock { watch, timings: Timings::default() };
+    let mut found = Found::default();
+
+    let source = clock.stage("load", || load(settings, &mut found))?;
+    let (clips, slots) = clips_and_slots(&source.model, settings, &mut found.warnings)?;
+    // Decimate once, on the bind pose, before anything is evaluated: every row is
+    // evaluated on the budgeted points. The source model stays, for the error.
+    let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;
+    found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
+    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    format_fits(&layout, settings)?;
+    let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut sockets = crate::pipeline::sockets::sockets(
+        model,
+        &clips,
+        &clip_rows,
+        &posed.corrections,
+        &settings.sockets,
+        &settings.input,
+    )?;
+    let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+    if let Some(first_set) = &source.first_influence_set {
+        report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
+    }
+    let decimation = clock.stage("measure", || {
+        Ok(decimation
+            .as_ref()
+            .filter(|d| d.decimated)
+            .map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds)))
+    })?;
+    if settings.loop_rows {
+        layout = add_loop_rows(&mut posed, &mut sockets, settings);
+        format_fits(&layout, settings)?;
+    }
+    let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
+    let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
+    let mut texture =
+        clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
+    (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
+    let plain = texture.plain.take();
+    drop(posed.poses);
+    let encoded = clock.stage("encode", || {
+        encode(
+            &source,
+            model,
+            &posed.rest,
+            &posed.columns,
+            posed.entries,
+            &layout,
+            &quantizing,
+            &texture,
+            decimation.clone(),
+            plain.as_deref(),
+            sockets,
+            settings,
+        )
+    })?;
+    let Encoded { glb, exports, description, description_json } = encoded;
+    let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
+    let mut files: Vec<(&str, &[u8])> = vec![(&mesh_file, &glb)];
+    files.extend(exports.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())));
+    files.push((&description_file, &description_json));
+    let files = clock.stage("write", || commit(staged, &files))?;
+    let outcome = Outcome {
+        texture_bytes: texture.bytes,
+        mesh_bytes: glb.len() as u64,
+        raw_texel_bytes: (layout.width * layout.height * 8) as u64,
+        size_ratio: posed.size_ratio,
+        decimation,
+    };
+    Ok(BakeReport::new(description, files, outcome, found, clock.timings, started, settings))
+}
+
+/// A fresh evaluation of a bake's source, for `verify`: the bake's own load,
+/// clip choice, decimation and evaluation with `settings`, nothing written.
+pub(crate) struct Fresh<'m> {
+    /// The rig of the baked points (decimated, when the settings decimate).
+    pub rig: Rig<'m>,
+    /// The pose of every global row, the clips stacked in order.
+    pub poses: Vec<RowPose>,
+    /// The clips with their rows, rates and durations (slots and loops not set).
+    pub entries: Vec<ClipEntry>,
+    /// The texture layout the bake makes.
+    pub layout: Layout,
+    /// Which point each column holds, as the bake orders them.
+    pub columns: Columns,
+    /// SHA-256 of the source file, lowercase hex.
+    pub source_sha256: String,
+}
+
+impl Fresh<'_> {
+    /// Positions and normals of every point on global row `row`.
+    pub fn evaluate_row(&self, row: usize, positions: &mut [glam::Vec3A], normals: &mut [glam::Vec3A]) {
+        self.rig.evaluate(&self.poses[row], 0..self.layout.points, positions, normals);
+    }
+}
+
+/// Runs the bake's stages up to the evaluation (load → clips → decimate →
+/// evaluate) with `settings`, and hands the result to `then`: every row's pose of
+/// the points the bake would write, without writing anything.
+pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fresh) -> Result<R>) -> Result<R> {
+    let mut found = Found::default();
+    let source = load(settings, &mut found)?;
+    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
+    let decimation = decimate(&source.model, settings, &mut found.warnings)?;
+    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    if settings.loop_rows {
+        bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
+        layout = add_loop_rows(&mut posed, &mut Vec::new(), settings);
+    }
+    then(&Fresh {
+        rig: posed.rig,
+        poses: posed.poses,
+        entries: posed.entries,
+        layout,
+        columns: posed.columns,
+        source_sha256: source.sha256.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use crate::settings::BakeOptions;
+    use crate::settings::PointBudget;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    /// The entry point's vertex bake, as `vatbake::bake_watched` runs it.
+    fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
+        crate::bake::outcome(run(settings, watch), watch)
+    }
+
+    /// Everything a watch is told, in order.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Watch for Recorder {
+        fn stage(&self, name: &'static str) {
+            self.0.lock().unwrap().push(name.to_string());
+        }
+        fn rows(&self, done: usize, total: usize) {
+            self.0.lock().unwrap().push(format!("{done}/{total}"));
+        }
+    }
+
+    fn settings(out: &Path, options: BakeOptions) -> BakeSettings {
+        let fox = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/Fox/Fox.glb");
+        options.settings(fox, out.to_path_buf()).unwrap()
+    }
+
+    fn every_point() -> BakeOptions {
+        BakeOptions { points: Some(PointBudget::All), ..Default::default() }
+    }
+
+    /// Asks to stop once the texture has its first chunk of rows.
+    #[derive(Default)]
+    struct StopInPack(std::sync::atomic::AtomicBool);
+
+    impl Watch for StopInPack {
+        fn rows(&self, done: usize, _total: usize) {
+            if done > 0 {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        fn cancelled(&self) -> bool {
+            self.0.load(std::sync::atomic::Ordering::SeqCst)
+        }
+    }
+
+    #[test]
+    fn a_watch_stops_a_bake_mid_texture_and_nothing_is_left() {
+        let out = tempfile::tempdir().unwrap();
+        // 1000 rows per second: 5,286 rows, many chunks, so the stop comes mid-texture.
+        let settings = settings(out.path(), BakeOptions { fps: Some(1000.0), ..every_point() });
+        let error = bake_watched(&settings, &StopInPack::default()).unwrap_err();
+        assert_eq!(error, Error::cancelled());
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "temporary files removed, nothing written");
+    }
+
+    #[test]
+    fn the_default_budget_rises_to_keep_every_uv_island_and_a_given_one_does_not() {
+        // No fixture needs more than the default 4000 points for its islands, so the
+        // default is stood in for by 10 points of the Fox (whose islands need 67).
+        let out = tempfile::tempdir().unwrap();
+        let mut defaulted = settings(out.path(), BakeOptions::default());
+        defaulted.points = PointBudget::Count(10);
+        let model = vat_gltf::load(&defaulted.input, &std::fs::read(&defaulted.input).unwrap(), &Default::default())
+            .unwrap()
+            .model;
+        let mut warnings = Vec::new();
+        let decimation = decimate(&model, &defaulted, &mut warnings).unwrap().unwrap();
+        assert_eq!(decimation.model.points.len(), 67);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].code, "budget-raised");
+        assert_eq!(
+            warnings[0].message,
+            "kept 67 points, not the default 10: fewer would leave a uv island with a hole"
+        );
+
+        let given = settings(out.path(), BakeOptions { points: Some(PointBudget::Count(10)), ..Default::default() });
+        let error = decimate(&model, &given, &mut warnings).unwrap_err();
+        assert!(error.to_string().ends_with("the smallest budget that keeps them all is 67"), "{error}");
+    }
+
+    #[test]
+    fn a_watch_hears_every_stage_and_the_rows_as_they_are_packed() {
+        let out = tempfile::tempdir().unwrap();
+        let recorder = Recorder::default();
+        // 1728 points at 500 columns: 4 bands of 432, 648 image rows; 4 MiB chunks hold them all.
+        let report =
+            bake_watched(&settings(out.path(), BakeOptions { max_width: Some(500), ..every_point() }), &recorder)
+                .unwrap();
+        assert_eq!((report.width, report.height), (432, 648));
+        let heard = recorder.0.into_inner().unwrap();
+        assert_eq!(
+            heard,
+            ["load", "decimate", "evaluate", "bounds", "measure", "pack", "0/648", "648/648", "encode", "write"]
+        );
+    }
+
+    #[test]
+    fn rows_are_reported_chunk_by_chunk_and_end_at_the_height() {
+        let out = tempfile::tempdir().unwrap();
+        let recorder = Recorder::default();
+        // 1728 points: one band of 1728 columns (13.5 KiB a row),
+        // so a 4 MiB chunk is 303 rows; 1000 fps gives the 3 clips 5,286 rows.
+        let settings = settings(out.path(), BakeOptions { fps: Some(1000.0), ..every_point() });
+        let report = bake_watched(&settings, &recorder).unwrap();
+        let rows: Vec<String> = recorder.0.into_inner().unwrap().into_iter().filter(|h| h.contains('/')).collect();
+        let height = report.height as usize;
+        assert!(height > 303 * 2, "height {height}");
+        let expected: Vec<String> = std::iter::once(0)
+            .chain((1..=height.div_ceil(303)).map(|chunk| (chunk * 303).min(height)))
+            .map(|done| format!("{done}/{height}"))
+            .collect();
+        assert_eq!(rows, expected);
+    }
+}

@@ -1,0 +1,84 @@
+//! Clips and slots: the clips `--clips` picks (every clip by default), the slot each
+//! fills from the alias table, and each clip's rows with the texture's layout.
+
+use std::path::Path;
+
+use anyhow::Result;
+use vat_model::{Clip, ClipRows, Finding, Layout, Model};
+
+use crate::error::Error;
+use crate::settings::BakeSettings;
+use crate::slots;
+
+/// The clips `--clips` picks (all by default) and the slot each fills: the opening both
+/// bakes (points and bones) share.
+pub(crate) fn clips_and_slots<'a>(
+    model: &'a Model,
+    settings: &BakeSettings,
+    warnings: &mut Vec<Finding>,
+) -> Result<(Vec<&'a Clip>, Vec<Option<String>>)> {
+    let clips = pick_clips(model, &settings.clips, &settings.input)?;
+    let slots =
+        slots::assign(&clips, &settings.aliases, settings.clips.is_some(), settings.strict, &settings.input, warnings)?;
+    Ok((clips, slots))
+}
+
+pub(crate) fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, file: &Path) -> Result<Vec<&'a Clip>> {
+    let Some(names) = wanted else { return Ok(model.clips.iter().collect()) };
+    let mut picked = Vec::new();
+    for name in names {
+        match model.clips.iter().find(|c| &c.display_name() == name) {
+            Some(c) => picked.push(c),
+            None => {
+                let available: Vec<String> = model.clips.iter().map(|c| format!("\"{}\"", c.display_name())).collect();
+                return Err(Error::usage(format!(
+                    "{}: has no clip named \"{name}\"; its clips are {}",
+                    file.display(),
+                    available.join(", ")
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(picked)
+}
+
+/// Most texels a bake may have (width × height, about points × rows): 2^27, the
+/// 1 GiB of RGBA16 texels `vat-ktx2` writes and every reader would have to
+/// allocate (the bake itself streams them a few MiB at a time). See docs/CLI.md.
+pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
+
+/// Each clip's rows and the texture's layout, known before anything is evaluated:
+/// a texture past the cap is refused here.
+pub(crate) fn texture_layout(
+    model: &Model,
+    clips: &[&Clip],
+    settings: &BakeSettings,
+) -> Result<(Vec<ClipRows>, Layout)> {
+    let clip_rows: Vec<ClipRows> =
+        clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
+    let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
+    let layout = Layout::new(model.points.len(), total_rows as usize, settings.max_width as usize);
+    let texels = layout.width as u128 * layout.height as u128;
+    if texels > u128::from(MAX_TEXELS) {
+        return Err(Error::input(format!(
+            "{}: the texture would have {texels} texels ({} points × {total_rows} rows), \
+             more than the limit of {MAX_TEXELS} (1 GiB of RGBA16 texels); \
+             lower --points, --max-frames or --fps, or bake fewer --clips",
+            settings.input.display(),
+            model.points.len(),
+        ))
+        .into());
+    }
+    Ok((clip_rows, layout))
+}
+
+/// `--format vat3`'s images past the importers' cap are refused from the layout, before
+/// anything is evaluated and before the output folder is made.
+pub(crate) fn format_fits(layout: &Layout, settings: &BakeSettings) -> Result<()> {
+    if settings.format == crate::settings::OutputFormat::Vat3 {
+        vat_export::vat3_size(layout.points, layout.width, layout.bands, layout.rows)
+            .map_err(|e| Error::usage(e.to_string()))?;
+    }
+    Ok(())
+}

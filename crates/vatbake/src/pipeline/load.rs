@@ -1,0 +1,56 @@
+//! Load: read, parse and validate the model; merge takes split per node. The
+//! first stage of every bake and of `verify`'s fresh evaluation.
+
+use anyhow::Result;
+use vat_model::Model;
+
+use super::*;
+use crate::description::{self};
+use crate::error::Error;
+use crate::settings::BakeSettings;
+
+/// The loaded source: the model (takes merged), what the loader knows of its
+/// influences, and the file's hash and size (its bytes are not kept).
+pub(crate) struct Source {
+    pub(crate) model: Model,
+    pub(crate) first_influence_set: Option<Vec<([u16; 4], [f32; 4])>>,
+    pub(crate) sha256: String,
+    pub(crate) bytes: u64,
+}
+
+/// Load: read, parse and validate the model; merge takes split per node.
+pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source> {
+    let file = settings.input.as_path();
+    let source_bytes = vat_gltf::read_file(file)?;
+    let options = vat_gltf::Options { scene: settings.scene, max_influences: settings.max_influences };
+    let loaded = vat_gltf::load(file, &source_bytes, &options)?;
+    let mut model = loaded.model;
+    found.warnings.extend(loaded.warnings);
+    // One take split into one animation per node becomes one clip again (vat_gltf::takes).
+    let merged_notes;
+    (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
+    found.notes.extend(merged_notes);
+    if model.clips.is_empty() {
+        return Err(Error::input(format!(
+            "{}: the model has no animation clips, so there is nothing to bake; \
+             a vertex animation texture stores motion: export the model with its animations",
+            file.display()
+        ))
+        .into());
+    }
+    Ok(Source {
+        model,
+        first_influence_set: loaded.first_influence_set,
+        sha256: description::sha256_hex(&source_bytes),
+        bytes: source_bytes.len() as u64,
+    })
+}
+
+/// The source as a description records it: its file name, SHA-256 and size.
+pub(crate) fn recorded_source(source: &Source, settings: &BakeSettings) -> description::Source {
+    description::Source {
+        file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        sha256: source.sha256.clone(),
+        bytes: source.bytes,
+    }
+}

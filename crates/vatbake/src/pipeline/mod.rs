@@ -1,0 +1,139 @@
+//! The bake's stages, one file each, in the order the data flows through them:
+//!
+//! load → clips (and slots) → decimate → evaluate → bounds → measure → pack → encode → write
+//!
+//! The vertex bake (`crate::bake::vertices`) and the bone bake (`crate::bake::bones`) are
+//! recipes over these stages; `verify` reaches them through [`crate::bake::vertices::evaluate_fresh`].
+//! A stage knows its inputs and outputs, never the stage after it.
+
+pub(crate) mod bounds;
+pub(crate) mod clips;
+pub(crate) mod decimate;
+pub(crate) mod encode;
+pub(crate) mod evaluate;
+pub(crate) mod load;
+pub(crate) mod measure;
+pub(crate) mod pack;
+pub(crate) mod write;
+
+// What the stages share: the evaluation kernels, the rest-mesh writers, other tools'
+// files, and the playback features each applied in its stage.
+pub(crate) mod bones_mesh;
+pub(crate) mod export;
+pub(crate) mod layers;
+pub(crate) mod loop_rows;
+pub(crate) mod normals;
+pub(crate) mod rest_mesh;
+pub(crate) mod root_motion;
+pub(crate) mod sockets;
+pub(crate) mod texels;
+
+use std::time::Instant;
+
+use anyhow::Result;
+use vat_model::Finding;
+
+use crate::error::Error;
+
+/// What a bake tells whoever watches it (a progress bar), and how the watcher
+/// stops it: the stage it has started, how many image rows of the texture are done
+/// in the long one, and whether to stop (asked at every stage and every chunk of
+/// rows; a stopped bake removes its temporary files and writes nothing). Called
+/// from the bake's threads; the default methods ignore everything.
+pub trait Watch: Sync {
+    /// The bake has started stage `name` (load, decimate, evaluate, bounds, measure, pack, encode, write).
+    fn stage(&self, _name: &'static str) {}
+    /// `done` of the texture's `total` image rows are evaluated and compressed.
+    fn rows(&self, _done: usize, _total: usize) {}
+    /// True to stop the bake ([`ErrorKind::Cancelled`](crate::ErrorKind::Cancelled)).
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// Tells `watch` that `stage` starts, unless it wants the bake stopped.
+pub(crate) fn enter(watch: &dyn Watch, stage: &'static str) -> Result<(), Error> {
+    if watch.cancelled() {
+        return Err(Error::cancelled());
+    }
+    watch.stage(stage);
+    Ok(())
+}
+
+/// Nobody watching.
+pub struct Unwatched;
+
+impl Watch for Unwatched {}
+
+/// Each stage entered through the watch and timed.
+pub(crate) struct Clock<'w> {
+    pub(crate) watch: &'w dyn Watch,
+    pub(crate) timings: Timings,
+}
+
+impl Clock<'_> {
+    /// Runs `work` as the stage `name`, its time in the field of that name.
+    pub(crate) fn stage<T>(&mut self, name: &'static str, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        enter(self.watch, name)?;
+        let at = Instant::now();
+        let out = work();
+        let t = &mut self.timings;
+        let field = match name {
+            "load" => &mut t.load,
+            "decimate" => &mut t.decimate,
+            "evaluate" => &mut t.evaluate,
+            "bounds" => &mut t.bounds,
+            "measure" => &mut t.measure,
+            "pack" => &mut t.pack,
+            "encode" => &mut t.encode,
+            "write" => &mut t.write,
+            other => unreachable!("the bake has no stage named {other}"),
+        };
+        *field = ms(at);
+        out
+    }
+}
+
+/// What the stages found: to act on, and for the record.
+#[derive(Default)]
+pub(crate) struct Found {
+    pub(crate) warnings: Vec<Finding>,
+    pub(crate) notes: Vec<Finding>,
+}
+
+/// Milliseconds since `since`, to the microsecond: every time the pipeline reports.
+pub fn ms(since: std::time::Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// How long each stage took, in milliseconds.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Timings {
+    /// Reading the file, parsing and validating the glTF, decoding its buffers.
+    pub load: f64,
+    /// Clustering to the point budget; 0 when every point is baked.
+    pub decimate: f64,
+    /// The rest pose, the size guard, and sampling every joint's matrix on every row.
+    pub evaluate: f64,
+    /// Skinning every point on every row for its position alone, to find the bounds the
+    /// positions are quantized against; the loop check.
+    pub bounds: f64,
+    /// Measuring the decimation's error (evaluating the full model on the measured rows).
+    pub measure: f64,
+    /// Skinning every point on every row in full into 16-bit texels, compressed into the
+    /// staged texture file as they are made: the stage's wall time. Its three parts
+    /// follow; with more than one thread they overlap, so they may add up to more.
+    pub pack: f64,
+    /// Of `pack`: evaluating every point on every row into texels.
+    pub pack_evaluate: f64,
+    /// Of `pack`: compressing the texels (Zstandard, or the PNG encoder), file writes excluded.
+    pub pack_compress: f64,
+    /// Of `pack`: writing the texture's bytes into the staged file.
+    pub pack_write: f64,
+    /// Building the rest-pose mesh and the description.
+    pub encode: f64,
+    /// Staging the rest-pose mesh and the description, and renaming all three files into place.
+    pub write: f64,
+    /// The whole bake, from start to finish.
+    pub total: f64,
+}
