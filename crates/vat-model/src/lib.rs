@@ -24,6 +24,8 @@
 
 #![warn(missing_docs)]
 
+
+pub mod named;
 use glam::{Mat4, Quat, Vec2, Vec3};
 
 /// Most joint influences kept per point (JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1).
