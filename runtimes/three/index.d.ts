@@ -202,3 +202,67 @@ export function clipTable(description: VatDescription): VatClip[];
 export function clipFrame(clip: Pick<VatClip, 'rows' | 'rate' | 'loop'>, localTime: number): number;
 export function clipRows(clip: Pick<VatClip, 'rows'>, frame: number, interpolate?: boolean): { r0: number; r1: number; f: number };
 export function findClip(clips: VatClip[], nameOrIndex: string | number): VatClip;
+
+/** The `bones` object of a bone bake's description (`vatbake bake --mode bones`). */
+export interface BoneDescription {
+  /** Matrices per row (four texels each). */
+  joints: number;
+  encoding: 'float32';
+  /** Joint influences per vertex of the rest mesh: JOINTS_0/WEIGHTS_0, and JOINTS_1/WEIGHTS_1 with 8. */
+  influences: 4 | 8;
+  sources?: { node: number; name?: string | null; skin_joint: [number, number] | null }[];
+  babylon_file?: string | null;
+  [field: string]: unknown;
+}
+
+/** The parsed `*.vat.json` of a bone bake: an RGBA32F KTX2 (vk_format 109) of joint matrices. */
+export interface BoneVatDescription extends VatDescription {
+  bones: BoneDescription;
+}
+
+/** The uniforms every material of one bone bake shares (by reference). */
+export interface BoneUniforms {
+  boneTexture: { value: DataTexture };
+  vatTime: { value: number };
+  [name: string]: { value: unknown };
+}
+
+/** A loaded bone bake: what loadBoneVat and boneVatFromParts give. */
+export interface BoneVat {
+  /** The units, one InstancedMesh (every instance matrix the identity to start with). */
+  mesh: InstancedMesh<BufferGeometry, Material | Material[]>;
+  description: BoneVatDescription;
+  clips: VatClip[];
+  uniforms: BoneUniforms;
+  texture: DataTexture;
+  /** Unit `index` (every unit when null or left out) plays `clip` (name or index). */
+  setClip(clip: string | number, index?: number | null): void;
+  /** Unit `index` runs `seconds` ahead of the shared clock. */
+  setTimeOffset(index: number, seconds: number): void;
+  /** The clock every unit shares, in seconds. */
+  update(seconds: number): void;
+  dispose(): void;
+}
+
+export interface BoneVatOptions {
+  /** Units (default 1). */
+  count?: number;
+  /** Drawn instead of clones of the rest GLB's materials; patched in place. */
+  material?: Material | Material[] | null;
+  /** Every unit's first clip (default: the description's first). */
+  clip?: string | number | null;
+}
+
+export interface LoadBoneVatOptions extends BoneVatOptions {
+  /** three's KTX2Loader, as is (detectSupport is called if it has not been). */
+  loader: KTX2Loader;
+  renderer: WebGLRenderer;
+  gltfLoader?: GLTFLoader;
+}
+
+export function loadBoneVat(descriptionUrl: string | URL, options: LoadBoneVatOptions): Promise<BoneVat>;
+export function boneVatFromParts(description: BoneVatDescription, gltf: { scene: Object3D }, texture: DataTexture, options?: BoneVatOptions): BoneVat;
+export function checkBoneDescription(description: unknown, where?: string): BoneVatDescription;
+export function patchBoneMaterial<M extends Material>(material: M, uniforms: BoneUniforms, options?: { eight?: boolean }): M;
+export function patchBoneVertexShader(vertexShader: string): string;
+export const BONES_GLSL: string;

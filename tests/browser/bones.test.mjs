@@ -1,7 +1,7 @@
 // Bone bakes in a real browser (Debian's Chromium, headless, WebGL2 on SwiftShader). Each
 // fixture is baked with --mode bones --format babylon, then drawn as silhouettes:
-// - three.js: docs/examples/three/vat-bones.js against three.js's SkinnedMesh/AnimationMixer
-//   playback of the source, at several rows of every clip;
+// - three.js: @vatbake/three's loadBoneVat (runtimes/three/src/bones.js) against three.js's
+//   SkinnedMesh/AnimationMixer playback of the source, at several rows of every clip;
 // - Babylon.js (npm, pinned): the rest GLB through Babylon's glTF loader, playing the JSON
 //   with Babylon's own BakedVertexAnimationManager, against Babylon's own skeletal playback
 //   of the source (its AnimationGroups).
@@ -54,7 +54,7 @@ for (const fixture of FIXTURES) {
       clips = urls.description.clips.filter((c) => !fixture.clips || fixture.clips.includes(c.name));
     });
 
-    test('three.js: vat-bones.js matches SkinnedMesh playback of the source', async (t) => {
+    test('three.js: loadBoneVat matches SkinnedMesh playback of the source', async (t) => {
       await page().evaluate((o) => window.bones.loadThree(o), urls);
       const baked = (clip, k) => page().evaluate(([c, s]) => window.bones.renderThreeBones(c, s), [clip.name, k / clip.rate]);
       const source = (clip, k) => page().evaluate(([i, s]) => window.bones.renderThreeSource(i, s), [sourcesOf(clip), k / clip.rate]);

@@ -12,9 +12,12 @@
 //   crowd.castShadow = true;                            // shadows move with the units
 //   scene.add(crowd);
 //   renderer.setAnimationLoop((ms) => { crowd.update(ms / 1000); renderer.render(scene, camera); });
+//
+// A bone bake (`vatbake bake --mode bones`) plays with loadBoneVat (src/bones.js).
 export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, mergeRestMeshes, setBakedBounds } from './load.js';
 export { VatMesh, patchMaterial } from './mesh.js';
 export { VAT_GLSL, patchVertexShader } from './glsl.js';
 export { undoDelta } from './delta.js';
 export { clipTable, clipFrame, clipRows, findClip } from './clips.js';
 export { sampleSocket, socketOnUnit, rootMotionAt } from './attach.js';
+export { loadBoneVat, boneVatFromParts, checkBoneDescription, patchBoneMaterial, patchBoneVertexShader, BONES_GLSL } from './bones.js';

@@ -33,6 +33,9 @@ export function checkDescription(description, where = 'the description') {
     // Browsers' image decoders reduce a 16-bit PNG (--texture-format png) to 8 bits.
     throw new Error(`vatbake: ${where}: the texture is ${texture.container}; bake the default KTX2 for the web`);
   }
+  if (description.bones) {
+    throw new Error(`vatbake: ${where} is a bone bake (--mode bones): play it with loadBoneVat`);
+  }
   if (texture.vk_format !== undefined && texture.vk_format !== 91) {
     throw new Error(`vatbake: ${where}: texture vkFormat ${texture.vk_format}; this player reads 91 (R16G16B16A16_UNORM)`);
   }
@@ -97,18 +100,28 @@ export function prepareTexture(texture, renderer, path = 'auto') {
 export async function loadVat(descriptionUrl, { loader, renderer, path = 'auto', gltfLoader = null } = {}) {
   if (!loader) throw new Error('vatbake: loadVat needs { loader }: a KTX2Loader (three/addons/loaders/KTX2Loader.js)');
   if (!renderer) throw new Error('vatbake: loadVat needs { renderer } to choose the texture upload path');
+  const { description, gltf, texture } = await fetchBake(descriptionUrl, checkDescription, { loader, renderer, gltfLoader });
+  return fromParts(description, gltf, texture, { renderer, path });
+}
+
+/**
+ * The fetches of loadVat and loadBoneVat (src/bones.js): the description, checked by
+ * `check(description, url)`, then the rest GLB and the KTX2 it names, relative to the
+ * description's URL. @returns {Promise<{ description: object, gltf: object, texture: import('three').DataTexture }>}
+ */
+export async function fetchBake(descriptionUrl, check, { loader, renderer, gltfLoader = null }) {
   const base = new URL(descriptionUrl, globalThis.document?.baseURI ?? globalThis.location?.href);
   const response = await fetch(base);
   if (!response.ok) throw new Error(`vatbake: ${base}: HTTP ${response.status}`);
-  const description = checkDescription(await response.json(), String(base));
+  const description = check(await response.json(), String(base));
 
-  // vkFormat 91 takes KTX2Loader's raw path (Zstandard in wasm): no Basis transcoder is fetched.
+  // vkFormat 91 and 109 take KTX2Loader's raw path (Zstandard in wasm): no Basis transcoder is fetched.
   if (!loader.workerConfig) loader.detectSupport(renderer);
   const [gltf, texture] = await Promise.all([
     (gltfLoader ?? new GLTFLoader()).loadAsync(new URL(description.mesh.file, base).href),
     loader.loadAsync(new URL(description.texture.file, base).href),
   ]);
-  return fromParts(description, gltf, texture, { renderer, path });
+  return { description, gltf, texture };
 }
 
 /**

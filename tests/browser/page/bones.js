@@ -1,18 +1,19 @@
 // Runs in headless Chromium. A bone bake drawn two ways by each engine, with one camera
 // per engine, as white-on-black silhouettes handed to node (window.bones):
-//   three.js:   docs/examples/three/vat-bones.js  vs  GLTFLoader + AnimationMixer (SkinnedMesh) of the source;
+//   three.js:   @vatbake/three's loadBoneVat  vs  GLTFLoader + AnimationMixer (SkinnedMesh) of the source;
 //   Babylon.js: the rest GLB through Babylon's glTF loader with its own BakedVertexAnimationManager
 //               fed the --format babylon JSON by VertexAnimationBaker.loadBakedVertexDataFromJSON
 //               vs Babylon's own skeletal playback (AnimationGroup) of the source.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
-import { loadBoneVat } from '/example/vat-bones.js';
+import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { loadBoneVat } from '@vatbake/three';
 import * as BABYLON from '@babylonjs/core/index.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
 import { readMask as readMaskOf } from './mask.js';
 
 let size;
-const three = { renderer: null, camera: null, bones: null, bonesScene: null, source: null };
+const three = { renderer: null, loader: null, camera: null, bones: null, bonesScene: null, source: null };
 const babylon = { engine: null, scene: null, camera: null, vat: null, manager: null, source: null, groups: [] };
 
 function init(canvasSize) {
@@ -22,6 +23,7 @@ function init(canvasSize) {
   three.renderer.setSize(size, size);
   three.renderer.setClearColor(0x000000, 1);
   document.body.appendChild(three.renderer.domElement);
+  three.loader = new KTX2Loader().detectSupport(three.renderer);
   const canvas = document.createElement('canvas');
   canvas.width = canvas.height = size;
   document.body.appendChild(canvas);
@@ -46,7 +48,7 @@ function framing(description) {
 const white = () => new THREE.MeshBasicMaterial({ color: 0xffffff, side: THREE.DoubleSide });
 
 async function loadThree({ descriptionUrl, sourceUrl }) {
-  three.bones = await loadBoneVat(descriptionUrl, { renderer: three.renderer, count: 1, material: white() });
+  three.bones = await loadBoneVat(descriptionUrl, { loader: three.loader, renderer: three.renderer, count: 1, material: white() });
   three.bonesScene = new THREE.Scene();
   three.bonesScene.add(three.bones.mesh);
   const f = framing(three.bones.description);

@@ -2,7 +2,7 @@
 // the documented use of the package type-checks under "strict".
 import * as THREE from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
-import { loadVat, VatMesh } from '@vatbake/three';
+import { loadBoneVat, loadVat, VatMesh } from '@vatbake/three';
 async function main(renderer: THREE.WebGLRenderer) {
   const loader = new KTX2Loader().detectSupport(renderer);
   const vat = await loadVat('x.vat.json', { loader, renderer });
@@ -17,3 +17,15 @@ async function main(renderer: THREE.WebGLRenderer) {
   console.log(st.a.row0, vat.clips[0].loopRow, m.time);
 }
 main;
+async function bones(renderer: THREE.WebGLRenderer) {
+  const loader = new KTX2Loader().detectSupport(renderer);
+  const b = await loadBoneVat('x.vat.json', { loader, renderer, count: 4, material: new THREE.MeshBasicMaterial() });
+  b.setClip('Run');
+  b.setClip(1, 3);
+  b.setTimeOffset(3, 0.25);
+  b.update(1);
+  const mesh: THREE.InstancedMesh = b.mesh;
+  console.log(mesh.count, b.description.bones.joints, b.clips[0].rate, b.uniforms.vatTime.value);
+  b.dispose();
+}
+bones;
