@@ -3,7 +3,7 @@
 //! here touches the disk.
 
 use serde::Serialize;
-use vat_description::{ClipEntry, Description};
+use vat_description::{ClipEntry, Description, Supercompression, TextureFormat};
 use vat_ktx2::{TextureFile, TextureHeader};
 use vat_model::{ClipRows, Layout};
 
@@ -332,7 +332,7 @@ pub fn check_texture(description: &Description, facts: &TextureFacts) -> Vec<Fin
     };
     match &file.header {
         TextureHeader::Ktx2 { vk_format, width, height, supercompression_scheme } => {
-            if t.container != "ktx2" {
+            if t.container != TextureFormat::Ktx2 {
                 differences.push(format!("container ktx2 (the description says {})", t.container));
             }
             differs(&mut differences, "width", t.width, *width);
@@ -340,16 +340,17 @@ pub fn check_texture(description: &Description, facts: &TextureFacts) -> Vec<Fin
             differs(&mut differences, "height", t.layer_height.unwrap_or(t.height), *height);
             differs(&mut differences, "vkFormat", t.vk_format, *vk_format);
             let scheme = match *supercompression_scheme {
-                0 => "none".to_string(),
-                2 => "zstd".to_string(),
-                other => format!("scheme {other}"),
+                0 => Some(Supercompression::None),
+                2 => Some(Supercompression::Zstd),
+                _ => None,
             };
-            if scheme != t.supercompression {
-                differences.push(format!("supercompression {scheme} (the description says {})", t.supercompression));
+            if scheme != Some(t.supercompression) {
+                let found = scheme.map_or_else(|| format!("scheme {supercompression_scheme}"), |s| s.to_string());
+                differences.push(format!("supercompression {found} (the description says {})", t.supercompression));
             }
         }
         TextureHeader::Png { width, height, bit_depth, colour_type } => {
-            if t.container != "png" {
+            if t.container != TextureFormat::Png {
                 differences.push(format!("container png (the description says {})", t.container));
             }
             differs(&mut differences, "width", t.width, *width);

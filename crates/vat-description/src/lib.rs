@@ -10,15 +10,17 @@
 //! [`mesh_file`]), the rule a name must follow ([`check_file_name`]), and how a file's
 //! SHA-256 is spelled ([`sha256_hex`]).
 //!
-//! What it must not depend on: any other crate of this workspace, a glTF or KTX2
-//! reader, or anything that does I/O. It is plain data with serde, schemars and sha2,
-//! so that every crate that needs the description can depend on it without a circle.
+//! What it must not depend on: any crate of this workspace but `vat-model` (whose
+//! `closed_set!` declares the closed sets of words the description records, and whose
+//! `ColumnOrder` it records), a glTF or KTX2 reader, or anything that does I/O. It is
+//! plain data with serde, schemars and sha2, so that every crate that needs the
+//! description can depend on it without a circle.
 //!
 //! ```
 //! let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/Fox.vat.json"))?;
 //! let description: vat_description::Description = serde_json::from_str(&json)?;
 //! assert_eq!((description.points, description.rows, description.clips.len()), (1728, 162, 3));
-//! assert_eq!(description.texture.file, vat_description::texture_file("Fox", "ktx2"));
+//! assert_eq!(description.texture.file, vat_description::texture_file("Fox", vat_description::TextureFormat::Ktx2));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -135,7 +137,7 @@ pub struct Bones {
     /// joints in skin order, then one per node whose mesh moves unskinned.
     pub joints: u32,
     /// "float32": the texture is `R32G32B32A32_SFLOAT`, the matrices as they were computed.
-    pub encoding: String,
+    pub encoding: MatrixEncoding,
     /// The decode in words ([`BONES_DECODE`]).
     pub decode: String,
     /// Where each matrix comes from, in texture order.
@@ -232,18 +234,18 @@ pub struct Settings {
     /// Absent from files written before the setting existed, which merged nothing:
     /// read as "never".
     #[serde(default = "merge_clips_absent")]
-    pub merge_clips: String,
+    pub merge_clips: MergeClips,
     /// The order of the texture's columns asked for (`--column-order`): "spatial"
     /// (the default) or "source"; `texture.column_order` says the same. Absent from
     /// files written before the setting existed, which kept the source's order:
     /// read as "source".
     #[serde(default = "column_order_absent")]
-    pub column_order: String,
+    pub column_order: ColumnOrder,
     /// The delta the texture's rows are stored under (`--delta`): "second" (the
     /// default for KTX2), "row", or "none" (not written: the texels as a shader reads
     /// them; always so for a PNG); `texture.delta` says how to undo it.
-    #[serde(default = "delta_absent", skip_serializing_if = "is_no_delta")]
-    pub delta: String,
+    #[serde(default, skip_serializing_if = "is_no_delta")]
+    pub delta: Delta,
     /// `--tolerance`: positions snapped to the coarsest grid within this distance, in
     /// model units (`positions.grid` is the grid it gave). Absent: full precision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -264,62 +266,46 @@ pub struct Settings {
     pub sockets: Vec<String>,
     /// `--root-motion` for every clip not named in `root_motion_clips`: "keep" (the
     /// default, not written), "extract" or "zero".
-    #[serde(default = "root_motion_absent", skip_serializing_if = "is_keep")]
-    pub root_motion: String,
+    #[serde(default, skip_serializing_if = "is_keep")]
+    pub root_motion: RootMotionMode,
     /// Per-clip `--root-motion CLIP=MODE` overrides, by clip name; absent: none.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub root_motion_clips: std::collections::BTreeMap<String, String>,
+    pub root_motion_clips: std::collections::BTreeMap<String, RootMotionMode>,
     /// Tallest texture (or array layer) allowed (`--max-size WxH`, `--device`);
     /// taller textures are split into array layers (`texture.layers`). Absent: no bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_height: Option<u32>,
     /// `--normals`: "packed" (the default, not written), "separate" or "none".
-    #[serde(default = "normals_absent", skip_serializing_if = "is_packed")]
-    pub normals: String,
+    #[serde(default, skip_serializing_if = "is_packed")]
+    pub normals: NormalsMode,
     /// What the texture holds (`--mode`): "vertices" (not written: every point on
     /// every row) or "bones" (joint matrices; `bones` in the description).
-    #[serde(default = "mode_absent", skip_serializing_if = "is_vertex_mode")]
-    pub mode: String,
+    #[serde(default, skip_serializing_if = "is_vertex_mode")]
+    pub mode: BakeMode,
 }
 
 fn is_false(value: &bool) -> bool {
     !*value
 }
 
-fn root_motion_absent() -> String {
-    "keep".into()
+fn is_keep(mode: &RootMotionMode) -> bool {
+    *mode == RootMotionMode::Keep
 }
 
-fn is_keep(mode: &String) -> bool {
-    mode == "keep"
+fn is_packed(mode: &NormalsMode) -> bool {
+    *mode == NormalsMode::Packed
 }
 
-fn normals_absent() -> String {
-    "packed".into()
+fn is_vertex_mode(mode: &BakeMode) -> bool {
+    *mode == BakeMode::Vertices
 }
 
-fn is_packed(mode: &String) -> bool {
-    mode == "packed"
+fn column_order_absent() -> ColumnOrder {
+    ColumnOrder::Source
 }
 
-fn mode_absent() -> String {
-    "vertices".into()
-}
-
-fn is_vertex_mode(mode: &String) -> bool {
-    mode == "vertices"
-}
-
-fn column_order_absent() -> String {
-    "source".into()
-}
-
-fn delta_absent() -> String {
-    "none".into()
-}
-
-fn is_no_delta(delta: &String) -> bool {
-    delta == "none"
+fn is_no_delta(delta: &Delta) -> bool {
+    *delta == Delta::None
 }
 
 /// How to get the texels a shader reads back from a texture stored under a delta
@@ -334,7 +320,7 @@ fn is_no_delta(delta: &String) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct TextureDelta {
     /// "row" (order 1) or "second" (order 2).
-    pub mode: String,
+    pub mode: Delta,
     /// How many running sums down each clip's rows undo it: 1 or 2.
     pub order: u32,
     /// The undo in words, for a reader of the file.
@@ -345,8 +331,8 @@ pub struct TextureDelta {
 pub const DELTA_DECODE: &str = "for j = order down to 1: within each clip of each band, for k = j to clip.rows-1 \
     in increasing order, texture row band*rows+clip.row+k += the row above it, per u16 channel, modulo 65536";
 
-fn merge_clips_absent() -> String {
-    "never".into()
+fn merge_clips_absent() -> MergeClips {
+    MergeClips::Never
 }
 
 /// The coordinate system of the positions and normals in the texture.
@@ -354,13 +340,13 @@ fn merge_clips_absent() -> String {
 #[serde(deny_unknown_fields)]
 pub struct Axes {
     /// "+y": glTF's up axis, unchanged.
-    pub up: String,
+    pub up: Axis,
     /// "+z": the direction a glTF model faces.
-    pub forward: String,
+    pub forward: Axis,
     /// "right": right-handed coordinates.
-    pub handedness: String,
+    pub handedness: Handedness,
     /// "metres" (glTF's unit), as the source scene has them.
-    pub units: String,
+    pub units: Units,
 }
 
 /// One engine's space (`--target`): how its glTF importer leaves the rest mesh, and the
@@ -372,23 +358,24 @@ pub struct TargetSpace {
     pub name: String,
     /// Engine axis by engine axis, the glTF axis it is: ["-x", "+y", "+z"] for Unity,
     /// ["+x", "+z", "+y"] for Unreal.
-    pub axes_from_gltf: [String; 3],
+    pub axes_from_gltf: [Axis; 3],
     /// Engine units per metre (100 for Unreal's centimetres).
     pub scale: f32,
     /// The engine's up axis ("+y", "+z").
-    pub up: String,
-    /// "right" or "left".
-    pub handedness: String,
+    pub up: Axis,
+    /// "right" or "left" (Babylon.js: right-handed object space under its glTF
+    /// loader's `__root__` node, which turns the scene left-handed).
+    pub handedness: Handedness,
     /// "metres" or "centimetres".
-    pub units: String,
+    pub units: Units,
     /// Where the engine's v = 0 is on an image: "top" or "bottom".
-    pub uv_origin: String,
+    pub uv_origin: UvOrigin,
     /// The file holding the converted texels (the bake's own texture when the conversion
     /// is the identity).
     pub texture: String,
     /// Its container: "exr" (32-bit floats holding t / 65535, every bit of the 16-bit
-    /// texel) or the bake's own ("ktx2").
-    pub container: String,
+    /// texel) or the bake's own ("ktx2", or "png").
+    pub container: TargetContainer,
     /// Decode inputs in the engine's space: position = (rgb · 2 − 1) · half_extent + center,
     /// rgb as 0…1.
     pub center: [f32; 3],
@@ -410,13 +397,14 @@ pub struct Texture {
     /// File name, relative to the description file.
     pub file: String,
     /// "ktx2", or "png" for the 16-bit PNG fallback.
-    pub container: String,
-    /// Vulkan format number: 91 (VK_FORMAT_R16G16B16A16_UNORM).
+    pub container: TextureFormat,
+    /// Vulkan format number: 91 (VK_FORMAT_R16G16B16A16_UNORM), or 109
+    /// (VK_FORMAT_R32G32B32A32_SFLOAT) in a bone bake.
     pub vk_format: u32,
-    /// "R16G16B16A16_UNORM".
-    pub format: String,
+    /// "R16G16B16A16_UNORM" ("R32G32B32A32_SFLOAT" in a bone bake).
+    pub format: TexelFormat,
     /// "zstd" for KTX2 with Zstandard supercompression, "none" otherwise.
-    pub supercompression: String,
+    pub supercompression: Supercompression,
     /// Width in texels: one column per point, `ceil(points / bands)` with several bands.
     pub width: u32,
     /// Height in texels: `bands · rows`.
@@ -429,9 +417,9 @@ pub struct Texture {
     /// rest-pose position, which compresses better). Either way each rest-mesh
     /// vertex's TEXCOORD_1 addresses its column: a player that samples by
     /// TEXCOORD_1 needs nothing else. Absent from files written before the field
-    /// existed: read as "source".
+    /// existed: read as "source". A bone bake's is "joints".
     #[serde(default = "column_order_absent")]
-    pub column_order: String,
+    pub column_order: ColumnOrder,
     /// The delta the rows are stored under, and how to undo it on load; absent: the
     /// texels are stored as a shader reads them. Stock KTX2 readers load either
     /// (it is an ordinary RGBA16 texture); only the undo turns a delta's texels
@@ -463,10 +451,10 @@ pub struct Texture {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Positions {
-    /// "rgb".
-    pub channels: String,
-    /// "unorm16".
-    pub encoding: String,
+    /// "rgb" ("none" in a bone bake).
+    pub channels: PositionChannels,
+    /// "unorm16" ("bones" in a bone bake: the rest mesh skinned by the matrices).
+    pub encoding: PositionEncoding,
     /// Centre of the bounds over every row of every clip.
     pub center: [f32; 3],
     /// Half-size of those bounds per axis (0 on a flat axis).
@@ -494,14 +482,14 @@ pub struct Normals {
     /// 16 + 16 in the R and G of their own array layers) or "none" (not stored: the
     /// alpha holds 0 and a runtime uses the rest mesh's NORMAL or flat normals).
     /// Absent: "packed".
-    #[serde(default = "normals_absent", skip_serializing_if = "is_packed")]
-    pub mode: String,
-    /// "a" (packed), "rg" (separate) or "none".
-    pub channel: String,
+    #[serde(default, skip_serializing_if = "is_packed")]
+    pub mode: NormalsMode,
+    /// "a" (packed), "rg" (separate) or "none" (also a bone bake's).
+    pub channel: NormalsChannel,
     /// "octahedral_8_8" (packed): high byte octahedral x, low byte y, each
     /// `b / 255 · 2 − 1`; "octahedral_16_16" (separate): R is x, G is y, each
-    /// `v / 65535 · 2 − 1`; "none".
-    pub encoding: String,
+    /// `v / 65535 · 2 − 1`; "none"; "bones" (a bone bake: the rest mesh's NORMAL, skinned).
+    pub encoding: NormalsEncoding,
     /// Largest angle the encoding can put between a normal and its decoded value, in
     /// degrees (0.96 for octahedral 8 + 8 with nearest rounding, 0.004 for 16 + 16;
     /// 0 with no normals stored).
@@ -607,7 +595,7 @@ pub struct ClipEntry {
 #[serde(deny_unknown_fields)]
 pub struct RootMotion {
     /// "extract" (recorded below) or "zero" (dropped).
-    pub mode: String,
+    pub mode: RootMotionMode,
     /// The root's node index in the source glTF.
     pub node: u32,
     /// "extract": one `[x, 0, z]` per row of the clip (`rows` of them): what was
@@ -620,12 +608,357 @@ pub struct RootMotion {
     pub yaw: Option<Vec<f32>>,
 }
 
+// The closed sets of words the description records: each an enum with its words spelt
+// once (`vat_model::closed_set!`), shared with the bake that writes them.
+
+pub use vat_model::ColumnOrder;
+
+vat_model::closed_set! {
+    /// The texture's container (`--texture-format`, `texture.container`).
+    pub enum TextureFormat {
+        /// KTX 2.0 with Zstandard supercompression.
+        Ktx2 = "ktx2",
+        /// 16-bit RGBA PNG: a fallback for tools that read nothing else.
+        Png = "png",
+    }
+}
+
+impl std::str::FromStr for TextureFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ktx2" => Ok(TextureFormat::Ktx2),
+            "png" => Ok(TextureFormat::Png),
+            _ => Err(format!("\"{s}\" is not a texture format: give ktx2 or png")),
+        }
+    }
+}
+
+vat_model::closed_set! {
+    /// The texture's supercompression (`texture.supercompression`).
+    pub enum Supercompression {
+        /// Zstandard (a KTX2 texture).
+        Zstd = "zstd",
+        /// None (a PNG, which has its own deflate).
+        None = "none",
+    }
+}
+
+vat_model::closed_set! {
+    /// The texels' format (`texture.format`), by its Vulkan name.
+    pub enum TexelFormat {
+        /// 16-bit unsigned normalized RGBA: a vertex bake's positions and normals.
+        R16G16B16A16Unorm = "R16G16B16A16_UNORM",
+        /// 32-bit float RGBA: a bone bake's joint matrices.
+        R32G32B32A32Sfloat = "R32G32B32A32_SFLOAT",
+    }
+}
+
+vat_model::closed_set! {
+    /// Which delta the texture's rows are stored under (`--delta`, `settings.delta`,
+    /// `texture.delta.mode`).
+    #[derive(Default)]
+    pub enum Delta {
+        /// The texels as a shader reads them (any KTX2 reader plays them).
+        #[default]
+        None = "none",
+        /// Each row minus the row before, within each clip.
+        Row = "row",
+        /// The row delta applied twice: a second-order difference.
+        Second = "second",
+    }
+}
+
+impl Delta {
+    /// How many times the row delta is applied (and the running sum undoes it):
+    /// `texture.delta.order`.
+    pub fn order(self) -> usize {
+        match self {
+            Delta::None => 0,
+            Delta::Row => 1,
+            Delta::Second => 2,
+        }
+    }
+
+    /// The mode of `order` row deltas, if there is one.
+    pub fn of_order(order: u32) -> Option<Delta> {
+        [Delta::None, Delta::Row, Delta::Second].into_iter().find(|d| d.order() == order as usize)
+    }
+}
+
+impl std::str::FromStr for Delta {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Delta::None),
+            "row" => Ok(Delta::Row),
+            "second" => Ok(Delta::Second),
+            _ => Err(format!("unknown delta {s:?}: give none, row or second")),
+        }
+    }
+}
+
+vat_model::closed_set! {
+    /// Where the normals go (`--normals`, `settings.normals`, `normals.mode`).
+    #[derive(Default)]
+    pub enum NormalsMode {
+        /// Octahedral 8 + 8 in the position texels' alpha (the default).
+        #[default]
+        Packed = "packed",
+        /// Octahedral 16 + 16 in R and G of their own array layers after the positions'.
+        Separate = "separate",
+        /// Not stored: the alpha holds 0; a runtime uses rest or flat normals.
+        None = "none",
+    }
+}
+
+vat_model::named_from_str!(NormalsMode, "a normals mode");
+
+impl NormalsMode {
+    /// The channels the mode stores normals in (`normals.channel`).
+    pub fn channel(self) -> NormalsChannel {
+        match self {
+            NormalsMode::Packed => NormalsChannel::A,
+            NormalsMode::Separate => NormalsChannel::Rg,
+            NormalsMode::None => NormalsChannel::None,
+        }
+    }
+
+    /// The mode's encoding (`normals.encoding`).
+    pub fn encoding(self) -> NormalsEncoding {
+        match self {
+            NormalsMode::Packed => NormalsEncoding::Octahedral8x8,
+            NormalsMode::Separate => NormalsEncoding::Octahedral16x16,
+            NormalsMode::None => NormalsEncoding::None,
+        }
+    }
+}
+
+vat_model::closed_set! {
+    /// The channels holding the normals (`normals.channel`).
+    pub enum NormalsChannel {
+        /// The position texels' alpha (packed).
+        A = "a",
+        /// R and G of the normal layers (separate).
+        Rg = "rg",
+        /// None: no normals stored.
+        None = "none",
+    }
+}
+
+vat_model::closed_set! {
+    /// How a normal is encoded (`normals.encoding`).
+    pub enum NormalsEncoding {
+        /// Octahedral x and y, 8 bits each, in one 16-bit channel (high byte x).
+        Octahedral8x8 = "octahedral_8_8",
+        /// Octahedral x and y, 16 bits each, in R and G.
+        Octahedral16x16 = "octahedral_16_16",
+        /// None: no normals stored.
+        None = "none",
+        /// A bone bake's: none in the texture; the rest mesh's NORMAL, skinned by the
+        /// joint matrices.
+        Bones = "bones",
+    }
+}
+
+vat_model::closed_set! {
+    /// The channels holding a position (`positions.channels`).
+    pub enum PositionChannels {
+        /// R, G and B: x, y and z.
+        Rgb = "rgb",
+        /// None: a bone bake's texture holds joint matrices.
+        None = "none",
+    }
+}
+
+vat_model::closed_set! {
+    /// How a position's channels are encoded (`positions.encoding`).
+    pub enum PositionEncoding {
+        /// 16-bit unsigned normalized, within the bounds.
+        Unorm16 = "unorm16",
+        /// A bone bake's: the rest mesh's POSITION skinned by the joint matrices.
+        Bones = "bones",
+    }
+}
+
+vat_model::closed_set! {
+    /// How a bone bake's matrices are stored (`bones.encoding`).
+    pub enum MatrixEncoding {
+        /// 32-bit floats, as they were computed.
+        Float32 = "float32",
+    }
+}
+
+vat_model::closed_set! {
+    /// What the texture holds (`--mode`, `settings.mode`).
+    #[derive(Default)]
+    pub enum BakeMode {
+        /// Every point on every row: any motion, one column per point.
+        #[default]
+        Vertices = "vertices",
+        /// Every joint's matrix on every row: skinned motion, four texels per joint; the
+        /// player skins the rest mesh (docs/FORMAT.md, "Bone bakes").
+        Bones = "bones",
+    }
+}
+
+vat_model::named_from_str!(BakeMode, "a mode");
+
+vat_model::closed_set! {
+    /// Whether animations split per node are merged back into takes
+    /// (`--merge-clips`, `--no-merge-clips`, `settings.merge_clips`).
+    #[derive(Default)]
+    pub enum MergeClips {
+        /// Merge animations that share a take name (or are all unnamed), a time range
+        /// and no (node, property) target.
+        #[default]
+        Auto = "auto",
+        /// Merge every set of animations that share a time range and no target, whatever their names.
+        Always = "always",
+        /// Keep every animation its own clip.
+        Never = "never",
+    }
+}
+
+vat_model::closed_set! {
+    /// What `--root-motion` does with a clip's root motion (`settings.root_motion`,
+    /// `clips[i].root_motion.mode`).
+    #[derive(Default)]
+    pub enum RootMotionMode {
+        /// Leave it in the texels (the default).
+        #[default]
+        Keep = "keep",
+        /// Take the root's horizontal translation out of the texels and record it per row.
+        Extract = "extract",
+        /// Take it out and record nothing.
+        Zero = "zero",
+    }
+}
+
+vat_model::named_from_str!(RootMotionMode, "a root motion mode");
+
+vat_model::closed_set! {
+    /// A signed coordinate axis (`axes.up`, `axes.forward`, `target.up`, `target.axes_from_gltf`).
+    pub enum Axis {
+        /// +x.
+        PlusX = "+x",
+        /// −x.
+        MinusX = "-x",
+        /// +y.
+        PlusY = "+y",
+        /// −y.
+        MinusY = "-y",
+        /// +z.
+        PlusZ = "+z",
+        /// −z.
+        MinusZ = "-z",
+    }
+}
+
+impl Axis {
+    /// Axis `index` (0 x, 1 y, 2 z; taken modulo 3), negated when `negated`.
+    ///
+    /// ```
+    /// assert_eq!(vat_description::Axis::of(0, true).as_str(), "-x");
+    /// ```
+    pub fn of(index: usize, negated: bool) -> Axis {
+        const AXES: [[Axis; 2]; 3] =
+            [[Axis::PlusX, Axis::MinusX], [Axis::PlusY, Axis::MinusY], [Axis::PlusZ, Axis::MinusZ]];
+        AXES[index % 3][usize::from(negated)]
+    }
+}
+
+vat_model::closed_set! {
+    /// The handedness of a space (`axes.handedness`, `target.handedness`).
+    pub enum Handedness {
+        /// Right-handed.
+        Right = "right",
+        /// Left-handed.
+        Left = "left",
+        /// Babylon.js: the vertex data right-handed as glTF has it, under the glTF
+        /// loader's `__root__` node (rotation 180° about Y, z scaled by −1), which turns
+        /// the scene left-handed.
+        RightUnderRoot = "right (object space under the loader's __root__ node)",
+    }
+}
+
+vat_model::closed_set! {
+    /// The unit of a space (`axes.units`, `target.units`).
+    pub enum Units {
+        /// Metres (glTF's).
+        Metres = "metres",
+        /// Centimetres (Unreal's).
+        Centimetres = "centimetres",
+    }
+}
+
+vat_model::closed_set! {
+    /// Where an engine's v = 0 lies on an image (`target.uv_origin`).
+    pub enum UvOrigin {
+        /// The image's top row (glTF, DirectX).
+        Top = "top",
+        /// The image's bottom row (OpenGL, Unity).
+        Bottom = "bottom",
+    }
+}
+
+vat_model::closed_set! {
+    /// The container of a target's texture (`target.container`).
+    pub enum TargetContainer {
+        /// OpenEXR, 32-bit floats holding t / 65535.
+        Exr = "exr",
+        /// The bake's own KTX2.
+        Ktx2 = "ktx2",
+        /// The bake's own 16-bit PNG.
+        Png = "png",
+    }
+}
+
+impl From<TextureFormat> for TargetContainer {
+    fn from(format: TextureFormat) -> Self {
+        match format {
+            TextureFormat::Ktx2 => TargetContainer::Ktx2,
+            TextureFormat::Png => TargetContainer::Png,
+        }
+    }
+}
+
 /// The JSON Schema of the description file, pretty-printed.
 pub fn schema_json() -> String {
     let schema = schemars::schema_for!(Description);
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema always serializes");
     text.push('\n');
     text
+}
+
+/// A description's JSON that does not read as a [`Description`]: the field it stops at,
+/// by its path (`texture.container`, `clips[2].root_motion.mode`), and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", if field.is_empty() { String::new() } else { format!("{field}: ") })]
+pub struct ReadError {
+    /// The path of the field, empty when the error is the whole file's.
+    pub field: String,
+    /// What is wrong with it, as serde words it.
+    pub message: String,
+}
+
+/// A description's JSON read into a [`Description`], the error naming the field.
+///
+/// ```
+/// let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/Fox.vat.json"))?;
+/// let mut value: serde_json::Value = serde_json::from_str(&json)?;
+/// assert!(vat_description::from_value(value.clone()).is_ok());
+/// value["texture"]["container"] = "webp".into();
+/// let error = vat_description::from_value(value).unwrap_err();
+/// assert_eq!(error.field, "texture.container");
+/// assert_eq!(error.to_string(), "texture.container: unknown variant `webp`, expected `ktx2` or `png`");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn from_value(value: serde_json::Value) -> Result<Description, ReadError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        ReadError { field: if field == "." { String::new() } else { field }, message: e.into_inner().to_string() }
+    })
 }
 
 /// SHA-256 of `bytes` as lowercase hex: how the description records the source's and
@@ -650,9 +983,9 @@ pub fn description_file(name: &str) -> String {
     format!("{name}{DESCRIPTION_SUFFIX}")
 }
 
-/// The texture's file name for the stem `name` and its `container` ("ktx2" or "png"):
+/// The texture's file name for the stem `name` and its `container`:
 /// `<name>.vat.ktx2`, `<name>.vat.png`.
-pub fn texture_file(name: &str, container: &str) -> String {
+pub fn texture_file(name: &str, container: TextureFormat) -> String {
     format!("{name}.vat.{container}")
 }
 

@@ -12,6 +12,8 @@
 
 use glam::{DVec3, Vec3};
 
+use vat_description::{Axis, Handedness, TargetContainer, Units, UvOrigin};
+
 use crate::exr::{exr_rgba32f, unorm16_pixels};
 use crate::types::{Baked, ExportFile};
 
@@ -24,55 +26,64 @@ pub struct Convention {
     pub axes: [(usize, bool); 3],
     /// Engine units per metre.
     pub scale: f32,
-    /// The engine's up axis, handedness and unit, as words.
-    pub up: &'static str,
-    pub handedness: &'static str,
-    pub units: &'static str,
-    /// Where the engine's v = 0 lies on an image: "top" (glTF, DirectX) or "bottom" (OpenGL, Unity).
-    pub uv_origin: &'static str,
+    /// The engine's up axis, handedness and unit, as the description records them.
+    pub up: Axis,
+    pub handedness: Handedness,
+    pub units: Units,
+    /// Where the engine's v = 0 lies on an image: top (glTF, DirectX) or bottom (OpenGL, Unity).
+    pub uv_origin: UvOrigin,
     /// The container of the converted texture, or `None` when the bake's own KTX2 (or `--format playcanvas`) is it.
-    pub container: Option<&'static str>,
+    pub container: Option<TargetContainer>,
 }
 
 const IDENTITY: [(usize, bool); 3] = [(0, false), (1, false), (2, false)];
 
 /// An engine that keeps glTF's space (right-handed, +Y up, metres, uv origin at the top).
-const fn gltf_space(name: &'static str, handedness: &'static str, container: Option<&'static str>) -> Convention {
-    Convention { name, axes: IDENTITY, scale: 1.0, up: "+y", handedness, units: "metres", uv_origin: "top", container }
+const fn gltf_space(name: &'static str, handedness: Handedness, container: Option<TargetContainer>) -> Convention {
+    Convention {
+        name,
+        axes: IDENTITY,
+        scale: 1.0,
+        up: Axis::PlusY,
+        handedness,
+        units: Units::Metres,
+        uv_origin: UvOrigin::Top,
+        container,
+    }
 }
 
 /// Every engine with its conventions; `three` first.
 pub const CONVENTIONS: [Convention; 6] = [
-    gltf_space("three", "right", None),
+    gltf_space("three", Handedness::Right, None),
     // Babylon's glTF loader keeps the vertex data as glTF has it and puts a `__root__`
     // node above (rotation 180° about Y, scaling z by −1) that turns the scene
     // left-handed; a shader writing object-space positions sits under that node.
-    gltf_space("babylon", "right (object space under the loader's __root__ node)", None),
-    gltf_space("playcanvas", "right", None),
+    gltf_space("babylon", Handedness::RightUnderRoot, None),
+    gltf_space("playcanvas", Handedness::Right, None),
     // Godot is glTF's space (right-handed, +Y up, metres); its Image has no 16-bit
     // unorm format and loads PNGs at 8 bits, so the texels go into a 32-bit float EXR.
-    gltf_space("godot", "right", Some("exr")),
+    gltf_space("godot", Handedness::Right, Some(TargetContainer::Exr)),
     // Unity's glTF importers (glTFast, UnityGLTF) negate x; Unity's v = 0 is the image's bottom.
     Convention {
         name: "unity",
         axes: [(0, true), (1, false), (2, false)],
         scale: 1.0,
-        up: "+y",
-        handedness: "left",
-        units: "metres",
-        uv_origin: "bottom",
-        container: Some("exr"),
+        up: Axis::PlusY,
+        handedness: Handedness::Left,
+        units: Units::Metres,
+        uv_origin: UvOrigin::Bottom,
+        container: Some(TargetContainer::Exr),
     },
     // Unreal's glTF importer maps (x, y, z) to (x, z, y) and metres to centimetres.
     Convention {
         name: "unreal",
         axes: [(0, false), (2, false), (1, false)],
         scale: 100.0,
-        up: "+z",
-        handedness: "left",
-        units: "centimetres",
-        uv_origin: "top",
-        container: Some("exr"),
+        up: Axis::PlusZ,
+        handedness: Handedness::Left,
+        units: Units::Centimetres,
+        uv_origin: UvOrigin::Top,
+        container: Some(TargetContainer::Exr),
     },
 ];
 
@@ -105,9 +116,9 @@ impl Convention {
         p
     }
 
-    /// The axis map as words, engine axis by engine axis: `["-x", "+y", "+z"]`.
-    pub fn axis_words(&self) -> [String; 3] {
-        self.axes.map(|(axis, negate)| format!("{}{}", if negate { '-' } else { '+' }, ["x", "y", "z"][axis]))
+    /// The axis map, engine axis by engine axis: `["-x", "+y", "+z"]` for Unity.
+    pub fn axis_words(&self) -> [Axis; 3] {
+        self.axes.map(|(axis, negate)| Axis::of(axis, negate))
     }
 }
 

@@ -26,29 +26,9 @@ use vat_model::{Clip, Property};
 /// keys each differ by at most this many seconds.
 pub const RANGE_TOLERANCE_S: f64 = 1e-4;
 
-/// Whether animations split per node are merged back into takes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MergeClips {
-    /// Merge animations that share a take name (or are all unnamed), a time range
-    /// and no (node, property) target.
-    #[default]
-    Auto,
-    /// Merge every set of animations that share a time range and no target, whatever their names.
-    Always,
-    /// Keep every animation its own clip.
-    Never,
-}
-
-impl MergeClips {
-    /// The mode as the description's settings record it: "auto", "always" or "never".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MergeClips::Auto => "auto",
-            MergeClips::Always => "always",
-            MergeClips::Never => "never",
-        }
-    }
-}
+/// Whether animations split per node are merged back into takes: the description's
+/// `settings.merge_clips` records it.
+pub use vat_description::MergeClips;
 
 /// What the grouping needs to know about one animation.
 #[derive(Clone, Debug, PartialEq)]

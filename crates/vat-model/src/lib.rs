@@ -24,7 +24,6 @@
 
 #![warn(missing_docs)]
 
-
 pub mod named;
 use glam::{Mat4, Quat, Vec2, Vec3};
 
@@ -552,28 +551,23 @@ mod tests {
     }
 }
 
-/// How the points are ordered into texture columns. The rest mesh's TEXCOORD_1
-/// carries each point's column, so any order plays; the order only changes how
-/// well the texture compresses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ColumnOrder {
-    /// Column `i` holds point `i`, in the source's vertex order.
-    Source,
-    /// Points sorted by the Morton (Z-order) code of their rest-pose position,
-    /// 10 bits per axis within the rest pose's box, ties in source order:
-    /// neighbouring columns hold neighbouring points, whose rows are alike, which
-    /// the compressor finds (docs/PERFORMANCE.md, "Column order").
-    #[default]
-    Spatial,
-}
-
-impl ColumnOrder {
-    /// The name the description and the command line use: `source` or `spatial`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ColumnOrder::Source => "source",
-            ColumnOrder::Spatial => "spatial",
-        }
+closed_set! {
+    /// How the points are ordered into texture columns (`--column-order`, the
+    /// description's `column_order`). The rest mesh's TEXCOORD_1 carries each point's
+    /// column, so any order plays; the order only changes how well the texture compresses.
+    #[derive(Default)]
+    pub enum ColumnOrder {
+        /// Column `i` holds point `i`, in the source's vertex order.
+        Source = "source",
+        /// Points sorted by the Morton (Z-order) code of their rest-pose position,
+        /// 10 bits per axis within the rest pose's box, ties in source order:
+        /// neighbouring columns hold neighbouring points, whose rows are alike, which
+        /// the compressor finds (docs/PERFORMANCE.md, "Column order").
+        #[default]
+        Spatial = "spatial",
+        /// A bone bake's texture (`--mode bones`): four columns per joint, no point
+        /// order; the description records it, `--column-order` does not take it.
+        Joints = "joints",
     }
 }
 

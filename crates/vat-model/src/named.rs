@@ -2,6 +2,8 @@
 //! or the description takes. Each is an enum deriving its names once with `strum`
 //! (`EnumIter`, `IntoStaticStr`, `Display`); [`parse`] and [`named_from_str!`] turn text
 //! back into one with the error every such setting gives, listing every name.
+//! [`closed_set!`] declares such an enum with each word spelt once, for serde, strum
+//! and the JSON Schema alike: the description's closed sets are declared with it.
 
 /// The member of `T` named `text`, or an error listing every name (`what`: "a target").
 ///
@@ -41,6 +43,77 @@ macro_rules! named_from_str {
             type Err = String;
             fn from_str(text: &str) -> Result<Self, String> {
                 $crate::named::parse(text, $what)
+            }
+        }
+    };
+}
+
+/// A closed set of names as an enum, each member spelt once: `Member = "word"`. The
+/// enum gets `Clone`, `Copy`, `Debug`, `PartialEq`, `Eq` and `Hash`; serde reads and
+/// writes it as the word (an unknown word is refused); strum's `EnumIter`,
+/// `IntoStaticStr` and `Display` give the words to [`parse`], [`names`] and `{}`; its
+/// JSON Schema is `{"type": "string", "enum": [the words]}`; and `as_str` names a
+/// member. `FromStr` is left to the caller: [`named_from_str!`], or its own wording.
+/// The crate that uses it depends on serde, schemars and strum.
+///
+/// ```
+/// vat_model::closed_set! {
+///     /// Which way a model faces.
+///     #[derive(Default)]
+///     pub enum Facing {
+///         /// Towards +z.
+///         #[default]
+///         Front = "front",
+///         /// Towards −z.
+///         Back = "back",
+///     }
+/// }
+/// vat_model::named_from_str!(Facing, "a facing");
+/// assert_eq!(Facing::Back.as_str(), "back");
+/// assert_eq!(Facing::Front.to_string(), "front");
+/// assert_eq!("back".parse::<Facing>(), Ok(Facing::Back));
+/// assert_eq!(vat_model::named::names::<Facing>(), ["front", "back"]);
+/// assert_eq!(serde_json::to_string(&Facing::Back).unwrap(), "\"back\"");
+/// ```
+#[macro_export]
+macro_rules! closed_set {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $(
+                $(#[$member_meta:meta])*
+                $member:ident = $word:literal
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash,
+            ::serde::Serialize, ::serde::Deserialize,
+            ::strum::EnumIter, ::strum::IntoStaticStr, ::strum::Display,
+        )]
+        $vis enum $name {
+            $(
+                $(#[$member_meta])*
+                #[serde(rename = $word)]
+                #[strum(serialize = $word)]
+                $member,
+            )+
+        }
+
+        impl $name {
+            /// The member's word, as the description and the command line spell it.
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        }
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(stringify!($name))
+            }
+            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!({ "type": "string", "enum": [$($word),+] })
             }
         }
     };

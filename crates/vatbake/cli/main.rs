@@ -166,7 +166,10 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
 
 /// One line on a terminal; with `-v`, the whole story.
 fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool) {
-    let container = if report.description.texture.container == "png" { "PNG16" } else { "KTX2+Zstd" };
+    let container = match report.description.texture.container {
+        vatbake::description::TextureFormat::Png => "PNG16",
+        vatbake::description::TextureFormat::Ktx2 => "KTX2+Zstd",
+    };
     if !verbose {
         out!(
             "baked {} → {}: {} points × {} rows, {} clips, {} {} (raw {}{}), {:.0} ms",

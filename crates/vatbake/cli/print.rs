@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 
 use vatbake::audit::AuditReport;
+use vatbake::description::{NormalsMode, RootMotionMode};
 use vatbake::roster::{RosterReport, RosterWatch, UnitResult};
 
 use crate::args::AuditFormat;
@@ -251,14 +252,15 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
             if !d.sockets.is_empty() {
                 playback.push(format!("sockets {}", d.sockets.join(", ")));
             }
-            if s.root_motion != "keep" || !s.root_motion_clips.is_empty() {
+            if s.root_motion != RootMotionMode::Keep || !s.root_motion_clips.is_empty() {
                 let overrides: Vec<String> = s.root_motion_clips.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                playback.push(format!("root motion {}", [vec![s.root_motion.clone()], overrides].concat().join(",")));
+                playback
+                    .push(format!("root motion {}", [vec![s.root_motion.to_string()], overrides].concat().join(",")));
             }
             if let Some(h) = s.max_height {
                 playback.push(format!("max size {}x{h}", s.max_width));
             }
-            if d.normals != "packed" {
+            if d.normals != NormalsMode::Packed {
                 playback.push(format!("normals {}", d.normals));
             }
             if !playback.is_empty() {
@@ -290,7 +292,7 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
             out!(
                 "{}: {} {}×{}{}, {}, {} level{}, supercompression {}",
                 messages::bold(&t.file.display().to_string()),
-                t.container.to_uppercase(),
+                t.container.as_str().to_uppercase(),
                 t.width,
                 t.height,
                 if t.layers > 1 { format!(" × {} array layers", t.layers) } else { String::new() },

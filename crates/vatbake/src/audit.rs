@@ -156,7 +156,7 @@ fn audit_unit(
                     "give each unit's source a unique file name, or point --sources at the right folder",
                 ));
             }
-            let merge = merge_mode(&description.settings.merge_clips);
+            let merge = description.settings.merge_clips;
             findings.extend(vat_audit::check_source(description, &source.clips(merge), table));
         }
     }
@@ -276,7 +276,7 @@ fn read_description(path: &Path) -> Result<Description, Finding> {
             description::FORMAT_VERSION
         )));
     }
-    serde_json::from_value(value).map_err(|e| unreadable(e.to_string()))
+    description::from_value(value).map_err(|e| unreadable(e.to_string()))
 }
 
 /// Where the source named `file` may be: under `--sources` by file name, else beside
@@ -320,15 +320,6 @@ fn source_candidates(
 struct SourceDocument {
     sha256: String,
     summary: vat_gltf::Summary,
-}
-
-/// The description's `merge_clips` setting as a mode; an unknown value merges nothing.
-fn merge_mode(recorded: &str) -> vat_gltf::MergeClips {
-    match recorded {
-        "auto" => vat_gltf::MergeClips::Auto,
-        "always" => vat_gltf::MergeClips::Always,
-        _ => vat_gltf::MergeClips::Never,
-    }
 }
 
 impl SourceDocument {

@@ -10,63 +10,9 @@
 //! 65536): for order 2 first from the clip's third row, then from its second;
 //! it then holds exactly the texels a plain bake stores.
 
-use std::fmt;
-use std::str::FromStr;
-
-/// Which delta the texture's rows are stored under.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Delta {
-    /// The texels as a shader reads them (any KTX2 reader plays them).
-    #[default]
-    None,
-    /// Each row minus the row before, within each clip.
-    Row,
-    /// The row delta applied twice: a second-order difference.
-    Second,
-}
-
-impl Delta {
-    /// The name the flag and the description use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Delta::None => "none",
-            Delta::Row => "row",
-            Delta::Second => "second",
-        }
-    }
-
-    /// How many times the row delta is applied (and the running sum undoes it).
-    pub fn order(self) -> usize {
-        match self {
-            Delta::None => 0,
-            Delta::Row => 1,
-            Delta::Second => 2,
-        }
-    }
-
-    /// The mode of `order` row deltas, if there is one.
-    pub fn of_order(order: u32) -> Option<Delta> {
-        [Delta::None, Delta::Row, Delta::Second].into_iter().find(|d| d.order() == order as usize)
-    }
-}
-
-impl fmt::Display for Delta {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Delta {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "none" => Ok(Delta::None),
-            "row" => Ok(Delta::Row),
-            "second" => Ok(Delta::Second),
-            _ => Err(format!("unknown delta {s:?}: give none, row or second")),
-        }
-    }
-}
+/// Which delta the texture's rows are stored under: the description's type
+/// (`settings.delta`, `texture.delta.mode`), with its order.
+pub use vat_description::Delta;
 
 /// Each row's index within its clip, over one band of `rows` rows, the clips
 /// starting at `starts`: the deltas do not reach back past a clip's first row.

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::description::{ClipEntry, Decimation, Description, ExportFile, Mesh, Settings, Source, Texture};
+use crate::description::{
+    ClipEntry, Decimation, Description, ExportFile, Mesh, NormalsMode, Settings, Source, TexelFormat, Texture,
+    TextureFormat,
+};
 use crate::error::Error;
 use crate::shipped;
 
@@ -47,7 +50,7 @@ pub struct DescriptionSummary {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sockets: Vec<String>,
     /// Where the normals are: "packed", "separate" or "none".
-    pub normals: String,
+    pub normals: NormalsMode,
     /// The texture as recorded.
     pub texture: Texture,
     /// The texture's size on disk, when it is beside the description.
@@ -85,11 +88,11 @@ pub struct TextureSummary {
     /// The file inspected.
     pub file: PathBuf,
     /// "ktx2" or "png".
-    pub container: &'static str,
+    pub container: TextureFormat,
     /// The KTX2 `vkFormat` (null for a PNG).
     pub vk_format: Option<u32>,
     /// The format's name, when it is the one vatbake writes ("R16G16B16A16_UNORM"), else null.
-    pub format: Option<&'static str>,
+    pub format: Option<TexelFormat>,
     /// Width in texels.
     pub width: u32,
     /// Height in texels.
@@ -282,7 +285,7 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         rows: d.rows,
         gpu_bytes,
         sockets: d.sockets.iter().map(|s| s.name.clone()).collect(),
-        normals: d.normals.mode.clone(),
+        normals: d.normals.mode,
         texture_on_disk,
         raw_bytes,
         ratio_to_raw: if raw_bytes > 0 { d.texture.bytes as f64 / raw_bytes as f64 } else { 0.0 },
@@ -318,9 +321,9 @@ fn ktx2_summary(path: &Path, header: &vat_ktx2::Ktx2Header, bytes: u64) -> Textu
         .collect();
     TextureSummary {
         file: path.to_path_buf(),
-        container: "ktx2",
+        container: TextureFormat::Ktx2,
         vk_format: Some(header.vk_format),
-        format: ours.then_some("R16G16B16A16_UNORM"),
+        format: ours.then_some(TexelFormat::R16G16B16A16Unorm),
         width: header.width,
         height: header.height,
         levels: header.level_count,
@@ -349,9 +352,9 @@ fn png_summary(path: &Path, head: &[u8], bytes: u64) -> Result<TextureSummary, E
     let raw = ours.then(|| u64::from(width) * u64::from(height) * 8);
     Ok(TextureSummary {
         file: path.to_path_buf(),
-        container: "png",
+        container: TextureFormat::Png,
         vk_format: None,
-        format: ours.then_some("R16G16B16A16_UNORM"),
+        format: ours.then_some(TexelFormat::R16G16B16A16Unorm),
         width,
         height,
         levels: 1,

@@ -220,7 +220,7 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
     let fresh = description.generator == GENERATOR
         && description.source.sha256 == source_sha256
         && description.settings == settings.recorded()
-        && description.texture.container == settings.texture_format.container()
+        && description.texture.container == settings.texture_format
         && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
         && file_ok(&description.mesh.file, None, &description.mesh.sha256)
         && target_ok(&description, settings, file_ok)

@@ -48,67 +48,11 @@ impl std::fmt::Display for PointBudget {
     }
 }
 
-/// The texture's file format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TextureFormat {
-    /// KTX 2.0 with Zstandard supercompression.
-    Ktx2,
-    /// 16-bit RGBA PNG: a fallback for tools that read nothing else.
-    Png,
-}
+/// The texture's file format (`--texture-format`); the description's `texture.container`.
+pub use vat_description::TextureFormat;
 
-impl std::str::FromStr for TextureFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "ktx2" => Ok(TextureFormat::Ktx2),
-            "png" => Ok(TextureFormat::Png),
-            _ => Err(format!("\"{s}\" is not a texture format: give ktx2 or png")),
-        }
-    }
-}
-
-impl TextureFormat {
-    /// The description's `texture.container` for this format.
-    pub fn container(self) -> &'static str {
-        match self {
-            TextureFormat::Ktx2 => "ktx2",
-            TextureFormat::Png => "png",
-        }
-    }
-}
-
-/// What the texture holds (`--mode`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BakeMode {
-    /// Every point on every row: any motion, one column per point.
-    #[default]
-    Vertices,
-    /// Every joint's matrix on every row: skinned motion, four texels per joint; the
-    /// player skins the rest mesh (docs/FORMAT.md, "Bone bakes").
-    Bones,
-}
-
-impl std::str::FromStr for BakeMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&BakeMode::ALL, BakeMode::as_str, s, "a mode")
-    }
-}
-
-impl BakeMode {
-    /// Every mode, in the order the errors list them.
-    pub const ALL: [BakeMode; 2] = [BakeMode::Vertices, BakeMode::Bones];
-
-    /// The mode's name, as `--mode` takes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BakeMode::Vertices => "vertices",
-            BakeMode::Bones => "bones",
-        }
-    }
-}
+/// What the texture holds (`--mode`); the description's `settings.mode`.
+pub use vat_description::BakeMode;
 
 /// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -314,7 +258,7 @@ impl BakeSettings {
 
     /// The texture's file name, `<name>.vat.ktx2` (or `.vat.png`).
     pub fn texture_file(&self) -> String {
-        description::texture_file(&self.name, self.texture_format.container())
+        description::texture_file(&self.name, self.texture_format)
     }
 
     /// The rest mesh's file name, `<name>.rest.glb`.
@@ -335,9 +279,9 @@ impl BakeSettings {
             scene: self.scene.map(|s| s as u32),
             max_influences: self.max_influences.map(|n| n as u32),
             aliases_sha256: self.aliases.sha256.clone(),
-            merge_clips: self.merge_clips.as_str().to_string(),
-            column_order: self.column_order.as_str().to_string(),
-            delta: self.delta.as_str().to_string(),
+            merge_clips: self.merge_clips,
+            column_order: self.column_order,
+            delta: self.delta,
             tolerance: match self.precision {
                 Precision::Tolerance(t) => Some(t),
                 _ => None,
@@ -347,18 +291,13 @@ impl BakeSettings {
                 _ => None,
             },
             format: (self.format != OutputFormat::Vatbake).then(|| self.format.as_str().to_string()),
-            mode: self.mode.as_str().to_string(),
+            mode: self.mode,
             loop_rows: self.loop_rows,
             sockets: self.sockets.clone(),
-            root_motion: self.root_motion.default.as_str().to_string(),
-            root_motion_clips: self
-                .root_motion
-                .clips
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_str().to_string()))
-                .collect(),
+            root_motion: self.root_motion.default,
+            root_motion_clips: self.root_motion.clips.clone(),
             max_height: self.max_height,
-            normals: self.normals.as_str().to_string(),
+            normals: self.normals,
         }
     }
 }

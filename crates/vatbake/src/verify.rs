@@ -25,7 +25,7 @@ use vat_bounds::Bounds;
 use crate::bake::vertices::{self, Fresh};
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
-use crate::settings::{BakeOptions, BakeSettings, PointBudget, TextureFormat};
+use crate::settings::{BakeOptions, BakeSettings, PointBudget};
 use crate::shipped::{self, RestMesh, Shipped, ShippedFiles};
 
 /// What to verify.
@@ -205,7 +205,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
             }
             let points = d.points as usize;
             let columns = shipped::columns_of(&mesh, points).and_then(|columns| {
-                if d.texture.column_order == "source" && !columns.is_identity() {
+                if d.texture.column_order == description::ColumnOrder::Source && !columns.is_identity() {
                     let i = (0..points).find(|&i| columns.column(i) != i).unwrap_or(0);
                     Err(format!(
                         "vertex {i} reads texture column {}, not its own ({i}) as column_order \"source\" has it: \
@@ -318,24 +318,21 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
         max_width: Some(s.max_width),
         clips: s.clips.clone(),
         name: Some("verify".into()),
-        texture_format: Some(if files.description.texture.container == "png" {
-            TextureFormat::Png
-        } else {
-            TextureFormat::Ktx2
-        }),
+        texture_format: Some(files.description.texture.container),
         scene: s.scene.map(|n| n as usize),
         // The size guard decides whether to bake, not what: a bake that passed it
         // (or was told to skip it) evaluates the same either way.
         no_size_guard: true,
         max_influences: s.max_influences.map(|n| n as usize),
-        merge_clips: s.merge_clips == "always",
-        no_merge_clips: s.merge_clips != "always" && s.merge_clips != "auto",
+        merge_clips: s.merge_clips == description::MergeClips::Always,
+        no_merge_clips: s.merge_clips == description::MergeClips::Never,
         smallest: false,
-        column_order: Some(
-            s.column_order.parse().map_err(|e: String| recorded(Error::usage(format!("column_order: {e}"))))?,
-        ),
+        column_order: Some(s.column_order),
         loop_rows: s.loop_rows,
-        root_motion: Some(root_motion_of(s).map_err(|e| recorded(Error::usage(format!("root_motion: {e}"))))?),
+        root_motion: Some(crate::pipeline::root_motion::RootMotionChoice {
+            default: s.root_motion,
+            clips: s.root_motion_clips.clone(),
+        }),
         ..Default::default()
     };
     let mut settings = options.settings(source, PathBuf::new()).map_err(recorded)?;
@@ -344,14 +341,6 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
     settings.points = points;
     settings.points_given = false;
     Ok(settings)
-}
-
-/// The recorded `--root-motion`, as the flag would give it.
-fn root_motion_of(s: &description::Settings) -> Result<crate::pipeline::root_motion::RootMotionChoice, String> {
-    Ok(crate::pipeline::root_motion::RootMotionChoice {
-        default: s.root_motion.parse()?,
-        clips: s.root_motion_clips.iter().map(|(k, v)| Ok((k.clone(), v.parse()?))).collect::<Result<_, String>>()?,
-    })
 }
 
 /// What one row's comparison found.

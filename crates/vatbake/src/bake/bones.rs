@@ -329,7 +329,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
             (width, rows.len()),
             Bones {
                 joints: palette.len() as u32,
-                encoding: "float32".into(),
+                encoding: description::MatrixEncoding::Float32,
                 decode: description::BONES_DECODE.into(),
                 sources: palette.sources(model),
                 influences: palette.influences() as u32,
@@ -388,14 +388,14 @@ fn describe(
         rows: height as u32,
         texture: description::Texture {
             file: settings.texture_file(),
-            container: "ktx2".into(),
+            container: description::TextureFormat::Ktx2,
             vk_format: vat_ktx2::VK_FORMAT_R32G32B32A32_SFLOAT,
-            format: "R32G32B32A32_SFLOAT".into(),
-            supercompression: "zstd".into(),
+            format: description::TexelFormat::R32G32B32A32Sfloat,
+            supercompression: description::Supercompression::Zstd,
             width: width as u32,
             height: height as u32,
             bands: 1,
-            column_order: "joints".into(),
+            column_order: description::ColumnOrder::Joints,
             delta: None,
             layers: None,
             layer_height: None,
@@ -403,8 +403,8 @@ fn describe(
             sha256: Some(description::sha256_hex(ktx2)),
         },
         positions: Positions {
-            channels: "none".into(),
-            encoding: "bones".into(),
+            channels: description::PositionChannels::None,
+            encoding: description::PositionEncoding::Bones,
             center: bounds.center.to_array(),
             half_extent: bounds.half_extent.to_array(),
             precision: bones.max_error,
@@ -414,9 +414,9 @@ fn describe(
         // "packed", the default, is not written: a bone bake's normals are the rest
         // mesh's, skinned by the player.
         normals: Normals {
-            mode: "packed".into(),
-            channel: "none".into(),
-            encoding: "bones".into(),
+            mode: description::NormalsMode::Packed,
+            channel: description::NormalsChannel::None,
+            encoding: description::NormalsEncoding::Bones,
             max_error_degrees: 0.0,
             first_layer: None,
         },

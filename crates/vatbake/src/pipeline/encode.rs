@@ -68,16 +68,16 @@ pub(crate) fn encode(
         rows: layout.rows as u32,
         texture: Texture {
             file: texture.name.clone(),
-            container: texture.container.into(),
+            container: texture.container,
             vk_format: vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM,
-            format: "R16G16B16A16_UNORM".into(),
-            supercompression: texture.supercompression.into(),
+            format: description::TexelFormat::R16G16B16A16Unorm,
+            supercompression: texture.supercompression,
             width: layout.width as u32,
             height: layout.height as u32,
             bands: layout.bands as u32,
-            column_order: settings.column_order.as_str().into(),
+            column_order: settings.column_order,
             delta: (settings.delta != crate::delta::Delta::None).then(|| description::TextureDelta {
-                mode: settings.delta.as_str().into(),
+                mode: settings.delta,
                 order: settings.delta.order() as u32,
                 decode: description::DELTA_DECODE.into(),
             }),
@@ -87,8 +87,8 @@ pub(crate) fn encode(
             sha256: Some(texture.sha256.clone()),
         },
         positions: Positions {
-            channels: "rgb".into(),
-            encoding: "unorm16".into(),
+            channels: description::PositionChannels::Rgb,
+            encoding: description::PositionEncoding::Unorm16,
             center: bounds.center.to_array(),
             half_extent: bounds.half_extent.to_array(),
             precision: bounds.precision_on(grid),
@@ -143,5 +143,10 @@ pub(crate) fn layers_of(layout: &Layout, settings: &BakeSettings) -> Option<crat
 
 /// glTF's axes, which every bake's positions are in: +Y up, +Z forward, right-handed, metres.
 pub(crate) fn gltf_axes() -> Axes {
-    Axes { up: "+y".into(), forward: "+z".into(), handedness: "right".into(), units: "metres".into() }
+    Axes {
+        up: description::Axis::PlusY,
+        forward: description::Axis::PlusZ,
+        handedness: description::Handedness::Right,
+        units: description::Units::Metres,
+    }
 }

@@ -72,22 +72,20 @@ pub(crate) fn target(
     let convention = vat_export::convention(settings.target.as_str()).expect("every --target has its conventions");
     let converted = with_baked(finished, settings, |baked| vat_export::convert(baked, &convention));
     let corners = [finished.bounds_min, finished.bounds_max].map(|c| convention.point(c.as_dvec3()).as_vec3());
-    let (texture, container, sha256) = match &converted.file {
-        Some(file) => (
-            file.name.clone(),
-            convention.container.unwrap_or_default().to_string(),
-            Some(crate::description::sha256_hex(&file.bytes)),
-        ),
-        None => (settings.texture_file(), settings.texture_format.container().to_string(), None),
+    let (texture, container, sha256) = match (&converted.file, convention.container) {
+        (Some(file), Some(container)) => {
+            (file.name.clone(), container, Some(crate::description::sha256_hex(&file.bytes)))
+        }
+        _ => (settings.texture_file(), settings.texture_format.into(), None),
     };
     let space = crate::description::TargetSpace {
         name: convention.name.into(),
         axes_from_gltf: convention.axis_words(),
         scale: convention.scale,
-        up: convention.up.into(),
-        handedness: convention.handedness.into(),
-        units: convention.units.into(),
-        uv_origin: convention.uv_origin.into(),
+        up: convention.up,
+        handedness: convention.handedness,
+        units: convention.units,
+        uv_origin: convention.uv_origin,
         texture,
         container,
         center: converted.center,

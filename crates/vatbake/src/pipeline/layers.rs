@@ -116,7 +116,7 @@ impl Layers {
 pub fn gpu_bytes(d: &description::Description) -> u64 {
     let t = &d.texture;
     let rows = u64::from(t.layers.unwrap_or(1)) * u64::from(t.layer_height.unwrap_or(t.height));
-    let copies = if d.normals.mode == "separate" { 2 } else { 1 };
+    let copies = if d.normals.mode == description::NormalsMode::Separate { 2 } else { 1 };
     // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
     let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
     rows * u64::from(t.width) * texel_bytes * copies

@@ -3,41 +3,10 @@
 
 use glam::Vec3;
 
-use crate::choice::named;
 use crate::description::{self};
 
-/// `--normals`: where the normals go.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum NormalsMode {
-    /// Octahedral 8 + 8 in the position texels' alpha (the default).
-    #[default]
-    Packed,
-    /// Octahedral 16 + 16 in R and G of their own array layers after the positions'.
-    Separate,
-    /// Not stored: the alpha holds 0; a runtime uses rest or flat normals.
-    None,
-}
-
-impl NormalsMode {
-    /// Every mode, in the order the errors list them.
-    pub const ALL: [NormalsMode; 3] = [NormalsMode::Packed, NormalsMode::Separate, NormalsMode::None];
-
-    /// The name the description records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NormalsMode::Packed => "packed",
-            NormalsMode::Separate => "separate",
-            NormalsMode::None => "none",
-        }
-    }
-}
-
-impl std::str::FromStr for NormalsMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&NormalsMode::ALL, NormalsMode::as_str, s, "a normals mode")
-    }
-}
+/// `--normals`: where the normals go; the description's `normals.mode`.
+pub use vat_description::NormalsMode;
 
 /// Largest angle octahedral 16 + 16 puts between a normal and its decode, in degrees
 /// (half a code on each axis of the fold: about 0.0037°; recorded rounded up).
@@ -70,18 +39,12 @@ pub fn decode_normal16(r: u16, g: u16) -> Vec3 {
 /// The description's `normals` for a mode; `position_layers` is the layers the
 /// positions take (1 without `texture.layers`).
 pub fn normals_entry(mode: NormalsMode, position_layers: u32) -> description::Normals {
-    let (channel, encoding, max_error_degrees, first_layer) = match mode {
-        NormalsMode::Packed => ("a", "octahedral_8_8", vat_bounds::NORMAL_MAX_ERROR_DEGREES, None),
-        NormalsMode::Separate => ("rg", "octahedral_16_16", NORMAL16_MAX_ERROR_DEGREES, Some(position_layers)),
-        NormalsMode::None => ("none", "none", 0.0, None),
+    let (max_error_degrees, first_layer) = match mode {
+        NormalsMode::Packed => (vat_bounds::NORMAL_MAX_ERROR_DEGREES, None),
+        NormalsMode::Separate => (NORMAL16_MAX_ERROR_DEGREES, Some(position_layers)),
+        NormalsMode::None => (0.0, None),
     };
-    description::Normals {
-        mode: mode.as_str().into(),
-        channel: channel.into(),
-        encoding: encoding.into(),
-        max_error_degrees,
-        first_layer,
-    }
+    description::Normals { mode, channel: mode.channel(), encoding: mode.encoding(), max_error_degrees, first_layer }
 }
 
 #[cfg(test)]

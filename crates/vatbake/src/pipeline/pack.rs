@@ -21,8 +21,8 @@ pub(crate) type PartsMs = (f64, f64, f64);
 pub(crate) struct PackedTexture {
     pub(crate) name: String,
     pub(crate) bytes: u64,
-    pub(crate) container: &'static str,
-    pub(crate) supercompression: &'static str,
+    pub(crate) container: TextureFormat,
+    pub(crate) supercompression: description::Supercompression,
     pub(crate) parts_ms: PartsMs,
     /// SHA-256 of the texture file, hex.
     pub(crate) sha256: String,
@@ -101,7 +101,7 @@ pub(crate) fn pack(
     }
     let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
     let name = settings.texture_file();
-    let container = settings.texture_format.container();
+    let container = settings.texture_format;
     match settings.texture_format {
         TextureFormat::Ktx2 => {
             let options = vat_ktx2::Ktx2Options {
@@ -197,7 +197,7 @@ pub(crate) fn pack(
                 name,
                 bytes,
                 container,
-                supercompression: "zstd",
+                supercompression: description::Supercompression::Zstd,
                 parts_ms,
                 sha256,
                 max_error,
@@ -235,7 +235,16 @@ pub(crate) fn pack(
             )?;
             let sha256 = description::sha256_hex(&png);
             let bytes = png.len() as u64;
-            Ok(PackedTexture { name, bytes, container, supercompression: "none", parts_ms, sha256, max_error, plain })
+            Ok(PackedTexture {
+                name,
+                bytes,
+                container,
+                supercompression: description::Supercompression::None,
+                parts_ms,
+                sha256,
+                max_error,
+                plain,
+            })
         }
     }
 }

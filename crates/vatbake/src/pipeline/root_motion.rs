@@ -5,42 +5,12 @@ use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
-use crate::choice::named;
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
 
-/// What `--root-motion` does with a clip's root motion.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RootMotion {
-    /// Leave it in the texels (the default).
-    #[default]
-    Keep,
-    /// Take the root's horizontal translation out of the texels and record it per row.
-    Extract,
-    /// Take it out and record nothing.
-    Zero,
-}
-
-impl RootMotion {
-    /// Every mode, in the order the errors list them.
-    pub const ALL: [RootMotion; 3] = [RootMotion::Keep, RootMotion::Extract, RootMotion::Zero];
-
-    /// The name the description records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RootMotion::Keep => "keep",
-            RootMotion::Extract => "extract",
-            RootMotion::Zero => "zero",
-        }
-    }
-}
-
-impl std::str::FromStr for RootMotion {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&RootMotion::ALL, RootMotion::as_str, s, "a root motion mode")
-    }
-}
+/// What `--root-motion` does with a clip's root motion: the description's
+/// `settings.root_motion` and `clips[i].root_motion.mode`.
+pub use vat_description::RootMotionMode as RootMotion;
 
 /// `--root-motion MODE[,CLIP=MODE…]`: a mode for every clip, and overrides by clip name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -176,7 +146,7 @@ pub(crate) fn take_root_motion(
             corrections[row] = correction;
         }
         entry.root_motion = Some(description::RootMotion {
-            mode: mode.as_str().into(),
+            mode,
             node: root as u32,
             translation: (mode == RootMotion::Extract).then_some(translation),
             yaw: None,

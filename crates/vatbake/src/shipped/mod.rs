@@ -63,7 +63,7 @@ fn parse_description(path: &Path, bytes: &[u8]) -> Result<Description, Error> {
             description::FORMAT_VERSION
         )));
     }
-    serde_json::from_value(value).map_err(|e| not_ours(e.to_string()))
+    description::from_value(value).map_err(|e| not_ours(e.to_string()))
 }
 
 /// The layout a description declares, checked for consistency with itself
@@ -171,9 +171,9 @@ impl ShippedFiles {
         if self.description.bones.is_some() {
             return Err(bone_bake_message(&self.path));
         }
-        let mut image = match self.description.texture.container.as_str() {
-            "png" => vat_ktx2::decode_png16(bytes),
-            _ => vat_ktx2::decode_ktx2(bytes),
+        let mut image = match self.description.texture.container {
+            description::TextureFormat::Png => vat_ktx2::decode_png16(bytes),
+            description::TextureFormat::Ktx2 => vat_ktx2::decode_ktx2(bytes),
         }
         .map_err(|e| format!("{}: the texture cannot be decoded: {e}", self.texture.display()))?;
         let normals = unlayer(&self.description, &mut image).map_err(|e| format!("{}: {e}", self.texture.display()))?;
@@ -252,10 +252,11 @@ pub fn unlayer(
 /// none), leaving the texels a shader reads.
 pub fn undo_delta(description: &Description, image: &mut vat_ktx2::Rgba16Image) -> Result<(), String> {
     let Some(recorded) = &description.texture.delta else { return Ok(()) };
-    let delta =
-        crate::delta::Delta::of_order(recorded.order).filter(|d| d.as_str() == recorded.mode).ok_or_else(|| {
+    let delta = Some(recorded.mode)
+        .filter(|d| *d != crate::delta::Delta::None && d.order() == recorded.order as usize)
+        .ok_or_else(|| {
             format!(
-                "texture.delta {:?} of order {}: this vatbake undoes \"row\" (order 1) and \"second\" (order 2)",
+                "texture.delta \"{}\" of order {}: this vatbake undoes \"row\" (order 1) and \"second\" (order 2)",
                 recorded.mode, recorded.order
             )
         })?;
@@ -306,10 +307,14 @@ impl Shipped {
             .map_err(|e| format!("{}: cannot read the texture: {e}", files.texture.display()))?;
         let (image, normal_texels) = files.decode_texture_parts(&bytes)?;
         files.check_shape(&image)?;
-        let columns = match files.description.texture.column_order.as_str() {
-            "source" => Columns::from_points((0..layout.points as u32).collect()).expect("a permutation"),
-            _ => columns_of(&read_rest_mesh(&files.mesh).map_err(|e| e.message)?, layout.points)
-                .map_err(|e| format!("{}: {e}", files.mesh.display()))?,
+        let columns = match files.description.texture.column_order {
+            description::ColumnOrder::Source => {
+                Columns::from_points((0..layout.points as u32).collect()).expect("a permutation")
+            }
+            description::ColumnOrder::Spatial | description::ColumnOrder::Joints => {
+                columns_of(&read_rest_mesh(&files.mesh).map_err(|e| e.message)?, layout.points)
+                    .map_err(|e| format!("{}: {e}", files.mesh.display()))?
+            }
         };
         Ok(Shipped {
             columns,
@@ -331,9 +336,9 @@ impl Shipped {
 
     /// The normal of the texel whose first value is at `at`, its alpha `alpha`.
     fn normal_at(&self, at: usize, alpha: u16) -> Vec3 {
-        match (&self.normal_texels, self.description.normals.mode.as_str()) {
+        match (&self.normal_texels, self.description.normals.mode) {
             (Some(normals), _) => crate::pipeline::normals::decode_normal16(normals[at], normals[at + 1]),
-            (None, "none") => Vec3::ZERO,
+            (None, description::NormalsMode::None) => Vec3::ZERO,
             (None, _) => vat_bounds::decode_normal(alpha),
         }
     }
