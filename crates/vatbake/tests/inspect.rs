@@ -99,6 +99,33 @@ fn a_rest_mesh_is_summarized() {
 }
 
 #[test]
+fn an_unknown_word_in_a_closed_field_names_the_file_and_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let fox = common::repo().join("crates/vat-description/tests/Fox.vat.json");
+    let good: Value = serde_json::from_str(&std::fs::read_to_string(fox).unwrap()).unwrap();
+    let cases = [
+        ("/texture/container", "webp", "texture.container: unknown variant `webp`, expected `ktx2` or `png`"),
+        ("/normals/mode", "flat", "normals.mode: unknown variant `flat`, expected one of `packed`, `separate`, `none`"),
+        ("/settings/merge_clips", "sometimes", "settings.merge_clips: unknown variant `sometimes`"),
+        ("/axes/up", "up", "axes.up: unknown variant `up`"),
+    ];
+    for (at, word, expected) in cases {
+        let mut description = good.clone();
+        // The field may be one the file leaves out at its default (normals.mode "packed").
+        let (parent, field) = at.rsplit_once('/').unwrap();
+        description.pointer_mut(parent).unwrap()[field] = word.into();
+        let path = dir.path().join("Fox.vat.json");
+        std::fs::write(&path, serde_json::to_vec_pretty(&description).unwrap()).unwrap();
+        let error = vatbake::shipped::read_description(&path).unwrap_err().message;
+        assert!(error.starts_with(&format!("{}: not a vatbake description (", path.display())), "{error}");
+        assert!(error.contains(expected), "{at}: {error}");
+        let (code, _, err) = inspect(&path, false);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("Fox.vat.json: not a vatbake description") && err.contains(expected), "{err}");
+    }
+}
+
+#[test]
 fn a_file_that_is_not_what_it_claims_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [(&str, &[u8], &str); 5] = [
