@@ -1,8 +1,8 @@
 //! Closed sets of names: `--format`, `--target`, `--mode` and the other choices a setting
 //! or the description takes. Each is an enum deriving its names once with `strum`
-//! (`EnumIter`, `IntoStaticStr`, `Display`); [`parse`] and [`named_from_str!`] turn text
+//! (`EnumIter`, `IntoStaticStr`, `Display`); [`parse`] and [`named_from_str!`](crate::named_from_str) turn text
 //! back into one with the error every such setting gives, listing every name.
-//! [`closed_set!`] declares such an enum with each word spelt once, for serde, strum
+//! [`closed_set!`](crate::closed_set) declares such an enum with each word spelt once, for serde, strum
 //! and the JSON Schema alike: the description's closed sets are declared with it.
 
 /// The member of `T` named `text`, or an error listing every name (`what`: "a target").
@@ -53,7 +53,7 @@ macro_rules! named_from_str {
 /// writes it as the word (an unknown word is refused); strum's `EnumIter`,
 /// `IntoStaticStr` and `Display` give the words to [`parse`], [`names`] and `{}`; its
 /// JSON Schema is `{"type": "string", "enum": [the words]}`; and `as_str` names a
-/// member. `FromStr` is left to the caller: [`named_from_str!`], or its own wording.
+/// member. `FromStr` is left to the caller: [`named_from_str!`](crate::named_from_str), or its own wording.
 /// The crate that uses it depends on serde, schemars and strum.
 ///
 /// ```
