@@ -16,12 +16,12 @@ use vat_bounds::Bounds;
 use vat_model::{Clip, ClipRows, Model, Property, MAX_INFLUENCES};
 use vat_skin::RowPose;
 
-use super::{BakeReport, Outcome, Timings};
+use super::{BakeReport, Outcome};
 use crate::description::{self, Bones, Description, InfluenceError, JointSource, Mesh, Normals, Positions};
 use crate::error::Error;
 use crate::pipeline::bones_mesh::{self, BoneMesh};
 use crate::pipeline::load::Source;
-use crate::pipeline::{bounds, clips, encode, evaluate, load, pack, write, Clock, Found, Watch};
+use crate::pipeline::{bounds, clips, encode, evaluate, load, pack, write, Clock, Found, Stage, Watch};
 use crate::settings::GENERATOR;
 use crate::settings::{BakeSettings, OutputFormat};
 use crate::staging::Staged;
@@ -248,16 +248,16 @@ fn four_influence_error(
 /// size guard) → bounds → matrices → encode → write.
 pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let started = Instant::now();
-    let mut clock = Clock { watch, timings: Timings::default() };
+    let mut clock = Clock::new(watch);
     let mut found = Found::default();
 
-    let source = clock.stage("load", || load::load(settings, &mut found))?;
+    let source = clock.stage(Stage::Load, || load::load(settings, &mut found))?;
     let model = &source.model;
     let (clips, slots) = clips::clips_and_slots(model, settings, &mut found.warnings)?;
     refuse_morph_animation(model, &clips, settings)?;
     let clip_rows: Vec<ClipRows> =
         clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
-    let mut posed = clock.stage("evaluate", || evaluate::evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut posed = clock.stage(Stage::Evaluate, || evaluate::evaluate(model, &clips, slots, &clip_rows, settings))?;
     let palette = Palette::new(&posed.rig);
     let width = palette.len() * TEXELS_PER_JOINT;
     if width > settings.max_width as usize {
@@ -270,12 +270,12 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         ))
         .into());
     }
-    let bounds =
-        clock.stage("bounds", || bounds::bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+    let bounds = clock
+        .stage(Stage::Bounds, || bounds::bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     let (bind_positions, bind_normals) = bind_pose(&posed.rig);
 
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
-    let packed = clock.stage("pack", || {
+    let packed = clock.stage(Stage::Pack, || {
         pack::stage_in_memory(
             &mut staged,
             &settings.texture_file(),
@@ -293,8 +293,8 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         )
     })?;
     let (rows, ktx2, parts_ms) = packed;
-    (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = parts_ms;
-    let (max_error, four) = clock.stage("measure", || {
+    clock.pack_parts(parts_ms);
+    let (max_error, four) = clock.stage(Stage::Measure, || {
         Ok((
             decode_error(&posed.rig, &posed.poses, &rows, &palette, &bind_positions),
             four_influence_error(&palette, &rows, &posed.entries, &bind_positions, &bounds),
@@ -302,7 +302,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     })?;
 
     let entries = posed.entries.clone();
-    let encoded = clock.stage("encode", || {
+    let encoded = clock.stage(Stage::Encode, || {
         let glb = bones_mesh::write_glb(&BoneMesh {
             name: &settings.name,
             generator: GENERATOR,
@@ -353,7 +353,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         files.push((name, json.as_bytes()));
     }
     files.extend([(mesh_file.as_str(), glb.as_slice()), (&description_file, &description_json)]);
-    let files = clock.stage("write", || write::commit(staged, &files))?;
+    let files = clock.stage(Stage::Write, || write::commit(staged, &files))?;
     let outcome = Outcome {
         texture_bytes: ktx2.len() as u64,
         mesh_bytes: glb.len() as u64,

@@ -6,11 +6,11 @@ use anyhow::Result;
 use vat_model::{Columns, Layout, Model};
 use vat_skin::{Rig, RowPose};
 
-use super::{BakeReport, Outcome, Timings};
+use super::{BakeReport, Outcome};
 use crate::description::ClipEntry;
 use crate::pipeline::{
     bounds::*, clips::*, decimate::*, encode::*, evaluate::*, load::*, measure::*, pack::*, texels::Quantizing,
-    write::*, Clock, Found, Watch,
+    write::*, Clock, Found, Stage, Watch,
 };
 use crate::settings::BakeSettings;
 use crate::staging::Staged;
@@ -19,19 +19,19 @@ use crate::staging::Staged;
 /// clock (the watch is told, or stops the bake) and timed into the report.
 pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
     let started = Instant::now();
-    let mut clock = Clock { watch, timings: Timings::default() };
+    let mut clock = Clock::new(watch);
     let mut found = Found::default();
 
-    let source = clock.stage("load", || load(settings, &mut found))?;
+    let source = clock.stage(Stage::Load, || load(settings, &mut found))?;
     let (clips, slots) = clips_and_slots(&source.model, settings, &mut found.warnings)?;
     // Decimate once, on the bind pose, before anything is evaluated: every row is
     // evaluated on the budgeted points. The source model stays, for the error.
-    let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;
+    let decimation = clock.stage(Stage::Decimate, || decimate(&source.model, settings, &mut found.warnings))?;
     found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
     let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
     format_fits(&layout, settings)?;
-    let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut posed = clock.stage(Stage::Evaluate, || evaluate(model, &clips, slots, &clip_rows, settings))?;
     let mut sockets = crate::pipeline::sockets::sockets(
         model,
         &clips,
@@ -40,11 +40,12 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         &settings.sockets,
         &settings.input,
     )?;
-    let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+    let bounds =
+        clock.stage(Stage::Bounds, || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     if let Some(first_set) = &source.first_influence_set {
         report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
     }
-    let decimation = clock.stage("measure", || {
+    let decimation = clock.stage(Stage::Measure, || {
         Ok(decimation
             .as_ref()
             .filter(|d| d.decimated)
@@ -57,11 +58,11 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
     let mut texture =
-        clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
-    (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
+        clock.stage(Stage::Pack, || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
+    clock.pack_parts(texture.parts_ms);
     let plain = texture.plain.take();
     drop(posed.poses);
-    let encoded = clock.stage("encode", || {
+    let encoded = clock.stage(Stage::Encode, || {
         encode(
             &source,
             model,
@@ -82,7 +83,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     let mut files: Vec<(&str, &[u8])> = vec![(&mesh_file, &glb)];
     files.extend(exports.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())));
     files.push((&description_file, &description_json));
-    let files = clock.stage("write", || commit(staged, &files))?;
+    let files = clock.stage(Stage::Write, || commit(staged, &files))?;
     let outcome = Outcome {
         texture_bytes: texture.bytes,
         mesh_bytes: glb.len() as u64,
