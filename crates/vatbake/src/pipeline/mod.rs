@@ -19,6 +19,7 @@ pub(crate) mod write;
 // What the stages share: the evaluation kernels, the rest-mesh writers, other tools'
 // files, and the playback features each applied in its stage.
 pub(crate) mod bones_mesh;
+pub(crate) mod bones_palette;
 pub(crate) mod export;
 pub(crate) mod layers;
 pub(crate) mod loop_rows;

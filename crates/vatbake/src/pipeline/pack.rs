@@ -4,8 +4,11 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use glam::Mat4;
+use rayon::prelude::*;
 use vat_model::{Finding, Layout};
 
+use super::bones_palette::{Palette, TEXELS_PER_JOINT};
 use super::evaluate::Posed;
 use super::texels::{self, Quantizing};
 use super::*;
@@ -366,6 +369,49 @@ fn pack_png(
     let bytes = png.len() as u64;
     let container = settings.texture_format.container();
     Ok(PackedTexture { name, bytes, container, supercompression: "none", parts_ms, sha256, max_error, plain })
+}
+
+/// A bone bake's texture: every row's joint matrices, as float texels.
+pub(crate) struct Matrices {
+    /// Every row's matrices, in palette order.
+    pub(crate) rows: Vec<Vec<Mat4>>,
+    /// Texels per row: [`TEXELS_PER_JOINT`] per matrix.
+    pub(crate) width: usize,
+    /// The staged KTX2's bytes.
+    pub(crate) ktx2: Vec<u8>,
+    pub(crate) parts_ms: PartsMs,
+}
+
+/// Pack, for a bone bake: every row's matrices in `palette`'s order, a float KTX2
+/// made whole in memory and staged.
+pub(crate) fn pack_matrices(
+    posed: &Posed,
+    palette: &Palette,
+    settings: &BakeSettings,
+    staged: &mut Staged,
+) -> Result<Matrices> {
+    let width = palette.len() * TEXELS_PER_JOINT;
+    let (rows, ktx2, parts_ms) = stage_in_memory(
+        staged,
+        &settings.texture_file(),
+        || posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>(),
+        |rows| {
+            let texels = matrix_texels(&rows);
+            let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels };
+            let options = vat_ktx2::Ktx2Options {
+                zstd_level: settings.zstd_level,
+                writer: GENERATOR.to_string(),
+                ..Default::default()
+            };
+            Ok((vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?, rows))
+        },
+    )?;
+    Ok(Matrices { rows, width, ktx2, parts_ms })
+}
+
+/// The texture's floats: every row's matrices, columns in order, rows stacked.
+fn matrix_texels(rows: &[Vec<Mat4>]) -> Vec<f32> {
+    rows.iter().flat_map(|row| row.iter().flat_map(|m| m.to_cols_array())).collect()
 }
 
 /// A texture made whole in memory (the 16-bit PNG, a bone bake's float KTX2) and staged
