@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use vat_bounds::Bounds;
 
-use crate::bake::vertices::{self, Fresh};
+use crate::bake::fresh::{evaluate_fresh, Fresh};
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
 use crate::settings::{BakeOptions, BakeSettings, PointBudget, TextureFormat};
@@ -264,7 +264,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     };
 
     let bake_settings = recorded_settings(&files, source.clone())?;
-    let mut report = vertices::evaluate_fresh(&bake_settings, |fresh| {
+    let mut report = evaluate_fresh(&bake_settings, |fresh| {
         Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
     })
     .map_err(Error::from)?;
@@ -347,8 +347,8 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
 }
 
 /// The recorded `--root-motion`, as the flag would give it.
-fn root_motion_of(s: &description::Settings) -> Result<crate::pipeline::root_motion::RootMotionChoice, String> {
-    Ok(crate::pipeline::root_motion::RootMotionChoice {
+fn root_motion_of(s: &description::Settings) -> Result<crate::settings::RootMotionChoice, String> {
+    Ok(crate::settings::RootMotionChoice {
         default: s.root_motion.parse()?,
         clips: s.root_motion_clips.iter().map(|(k, v)| Ok((k.clone(), v.parse()?))).collect::<Result<_, String>>()?,
     })

@@ -38,3 +38,13 @@ pub(crate) fn decimate(
         Err(e) => Err(Error::usage(format!("{}: --points {n}: {e}", file.display())).into()),
     }
 }
+
+/// The decimation when it merged points; `None` when every point is kept.
+pub(crate) fn merged(decimation: &Option<vat_decimate::Decimation>) -> Option<&vat_decimate::Decimation> {
+    decimation.as_ref().filter(|d| d.decimated)
+}
+
+/// The model the bake evaluates: the decimated one when points were merged, else the source.
+pub(crate) fn baked_model<'a>(source: &'a Model, decimation: &'a Option<vat_decimate::Decimation>) -> &'a Model {
+    merged(decimation).map_or(source, |d| &d.model)
+}
