@@ -21,7 +21,7 @@ use crate::description::{self, Bones, Description, InfluenceError, JointSource, 
 use crate::error::Error;
 use crate::pipeline::bones_mesh::{self, BoneMesh};
 use crate::pipeline::load::Source;
-use crate::pipeline::{bounds, clips, encode, evaluate, load, pack, write, Clock, Found, Watch};
+use crate::pipeline::{bounds, clips, encode, evaluate, export, load, pack, write, Clock, Found, Watch};
 use crate::settings::GENERATOR;
 use crate::settings::{BakeSettings, OutputFormat};
 use crate::staging::Staged;
@@ -315,9 +315,9 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
             joint_names: palette.sources(model).iter().map(|s| s.name.clone()).collect(),
         })
         .context("cannot encode the rest mesh")?;
-        let babylon = (settings.format == OutputFormat::Babylon)
-            .then(|| crate::babylon::json(&rows, &entries, &settings.mesh_file()));
-        let babylon_file = babylon.as_ref().map(|_| crate::babylon::file_name(&settings.name));
+        let exports = export::files(export::Bake::Bones { rows: &rows, entries: &entries }, settings)?;
+        let babylon_file =
+            exports.first().map(|(name, _)| name.clone()).filter(|_| settings.format == OutputFormat::Babylon);
         let mut description = describe(
             &source,
             model,
@@ -338,20 +338,16 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
                 babylon_file: babylon_file.clone(),
             },
         );
-        if let (Some(json), Some(name)) = (&babylon, &babylon_file) {
-            description.exports = vec![description::ExportFile::of(name, json.as_bytes())];
-        }
+        description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();
         let mut description_json =
             serde_json::to_vec_pretty(&description).context("cannot serialize the description")?;
         description_json.push(b'\n');
-        Ok((glb, description, description_json, babylon.zip(babylon_file)))
+        Ok((glb, description, description_json, exports))
     })?;
-    let (glb, description, description_json, babylon) = encoded;
+    let (glb, description, description_json, exports) = encoded;
     let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
     let mut files: Vec<(&str, &[u8])> = Vec::new();
-    if let Some((json, name)) = &babylon {
-        files.push((name, json.as_bytes()));
-    }
+    files.extend(exports.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())));
     files.extend([(mesh_file.as_str(), glb.as_slice()), (&description_file, &description_json)]);
     let files = clock.stage("write", || write::commit(staged, &files))?;
     let outcome = Outcome {

@@ -125,7 +125,7 @@ pub(crate) fn encode(
             bounds_max: bounds.max().max(rest_bounds.max()),
             generator: GENERATOR,
         };
-        exports = crate::pipeline::export::files(&finished, settings)?;
+        exports = crate::pipeline::export::files(crate::pipeline::export::Bake::Vertices(&finished), settings)?;
         description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();
         let (file, space) = crate::pipeline::export::target(&finished, settings);
         exports.extend(file);
