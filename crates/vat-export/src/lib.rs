@@ -47,6 +47,9 @@ mod target;
 mod types;
 mod vat3;
 
+#[cfg(test)]
+mod tests;
+
 pub use babylon::babylon;
 pub use exr::{exr_rgba32f, unorm16_pixels, EXR_ZIP_LINES};
 pub use format::{Facts, Format, Writer};
