@@ -1,9 +1,11 @@
 //! Command-line flags, and their one-time conversion into settings.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use clap::{Args, Parser, Subcommand};
 
+use strum::IntoEnumIterator;
 use vatbake::settings::{
     BakeOptions, BakeSettings, OutputFormat, PointBudget, Target, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH,
     DEFAULT_ZSTD_LEVEL,
@@ -189,17 +191,17 @@ pub struct BakeArgs {
     /// [default: 16]
     #[arg(long, value_name = "N")]
     pub bits: Option<u32>,
-    /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
-    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body: float EXRs of offsets and normal
-    /// quaternions, Houdini's data JSON, mesh; all clips as one frame range) or playcanvas (the engine's .vat).
-    /// babylon: <name>.babylon.json, the data Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON
-    /// reads, with each clip's frame range (a bone bake: implies --mode bones).
-    #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas|babylon")]
+    // The help and the names come from the registry (vat_export::Format).
+    #[arg(long, default_value_t, value_name = FORMATS.as_str(), help = registry_help(
+        "Also write another tool's files beside the bake, for its players",
+        OutputFormat::iter().map(|f| (f.as_str(), f.about())),
+    ))]
     pub format: OutputFormat,
-    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres; the default files). babylon,
-    /// playcanvas, godot, unity, unreal: a target record in the description, and for godot, unity and unreal
-    /// <name>-<target>.exr with the texels in that engine's space (docs/targets/).
-    #[arg(long, default_value = "three", value_name = "three|babylon|playcanvas|godot|unity|unreal")]
+    // The help and the names come from the registry (vat_export::Target).
+    #[arg(long, default_value_t, value_name = TARGETS.as_str(), help = registry_help(
+        "The engine the bake is for (docs/targets/)",
+        Target::iter().map(|t| (t.as_str(), t.about())),
+    ))]
     pub target: Target,
     /// For each looping clip, append a copy of its first row after its last (unless it already ends on it),
     /// so a player interpolating between rows wraps with no jump (clips[i].loop_row).
@@ -243,6 +245,16 @@ pub struct BakeArgs {
     pub durable: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `a|b|c`: every name of a registry (`--format`, `--target`), as the flag's value name.
+static FORMATS: LazyLock<String> = LazyLock::new(|| vat_model::named::names::<OutputFormat>().join("|"));
+static TARGETS: LazyLock<String> = LazyLock::new(|| vat_model::named::names::<Target>().join("|"));
+
+/// A registry's help: `what`, then each entry's name and line, one a line.
+fn registry_help(what: &str, entries: impl Iterator<Item = (&'static str, &'static str)>) -> String {
+    let entries: Vec<String> = entries.map(|(name, about)| format!("\n  {name}: {about}")).collect();
+    format!("{what}:{}", entries.concat())
 }
 
 impl BakeArgs {

@@ -26,9 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
-mod babylon;
 pub mod bake;
-mod choice;
 pub mod delta;
 pub mod error;
 mod findings;

@@ -235,7 +235,7 @@ fn target_ok(
     file_ok: impl Fn(&str, Option<u64>, &Option<String>) -> bool,
 ) -> bool {
     match &description.target {
-        None => settings.target == crate::settings::Target::Three,
+        None => !settings.target.has_record(),
         Some(target) => {
             target.name == settings.target.as_str()
                 && (target.sha256.is_none() || file_ok(&target.texture, None, &target.sha256))

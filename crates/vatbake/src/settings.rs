@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::choice::named;
 use crate::description;
 use crate::error::Error;
 use crate::slots::Aliases;
@@ -80,7 +79,8 @@ impl TextureFormat {
 }
 
 /// What the texture holds (`--mode`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "lowercase")]
 pub enum BakeMode {
     /// Every point on every row: any motion, one column per point.
     #[default]
@@ -90,126 +90,17 @@ pub enum BakeMode {
     Bones,
 }
 
-impl std::str::FromStr for BakeMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&BakeMode::ALL, BakeMode::as_str, s, "a mode")
-    }
-}
+vat_model::named_from_str!(BakeMode, "a mode");
 
 impl BakeMode {
-    /// Every mode, in the order the errors list them.
-    pub const ALL: [BakeMode; 2] = [BakeMode::Vertices, BakeMode::Bones];
-
     /// The mode's name, as `--mode` takes it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            BakeMode::Vertices => "vertices",
-            BakeMode::Bones => "bones",
-        }
+        self.into()
     }
 }
 
-/// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// The description, the KTX2 (or PNG) texture and the rest mesh alone.
-    #[default]
-    Vatbake,
-    /// Also OpenVAT's 16-bit PNG of offsets, normals PNG, remap JSON and mesh.
-    Openvat,
-    /// Also SideFX Labs VAT 3 soft-body textures, data JSON and mesh.
-    Vat3,
-    /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
-    Playcanvas,
-    /// Also `<name>.babylon.json`, the baked data Babylon.js's
-    /// `VertexAnimationBaker.loadBakedVertexDataFromJSON` reads (a bone bake).
-    Babylon,
-}
-
-impl OutputFormat {
-    /// Every format, in the order `--help` and the errors list them.
-    pub const ALL: [OutputFormat; 5] = [
-        OutputFormat::Vatbake,
-        OutputFormat::Openvat,
-        OutputFormat::Vat3,
-        OutputFormat::Playcanvas,
-        OutputFormat::Babylon,
-    ];
-
-    /// The name `--format` takes and the description records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputFormat::Vatbake => "vatbake",
-            OutputFormat::Openvat => "openvat",
-            OutputFormat::Vat3 => "vat3",
-            OutputFormat::Playcanvas => "playcanvas",
-            OutputFormat::Babylon => "babylon",
-        }
-    }
-}
-
-impl std::str::FromStr for OutputFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&OutputFormat::ALL, OutputFormat::as_str, s, "an output format")
-    }
-}
-
-impl std::fmt::Display for OutputFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The engine a bake is for (`--target`): its axes, handedness, units and uv origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Target {
-    /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
-    #[default]
-    Three,
-    /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
-    Babylon,
-    /// PlayCanvas (right-handed, Y up, metres).
-    Playcanvas,
-    /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
-    Godot,
-    /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
-    Unity,
-    /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
-    Unreal,
-}
-
-impl Target {
-    /// Every target, in the order `--help` and the errors list them.
-    pub const ALL: [Target; 6] =
-        [Target::Three, Target::Babylon, Target::Playcanvas, Target::Godot, Target::Unity, Target::Unreal];
-
-    /// The name `--target` takes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Target::Three => "three",
-            Target::Babylon => "babylon",
-            Target::Playcanvas => "playcanvas",
-            Target::Godot => "godot",
-            Target::Unity => "unity",
-            Target::Unreal => "unreal",
-        }
-    }
-}
-
-impl std::str::FromStr for Target {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&Target::ALL, Target::as_str, s, "a target")
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// `--format` and `--target`: the registries `vat-export` owns (docs/targets/).
+pub use vat_export::{Format as OutputFormat, Target};
 
 /// Everything one bake needs to know.
 #[derive(Clone, Debug)]
@@ -618,14 +509,15 @@ impl BakeOptions {
             (None, Some(b)) => Precision::Bits(b),
         };
         let format = self.format.unwrap_or_default();
-        let mode = match (self.mode, format) {
-            (Some(BakeMode::Vertices), OutputFormat::Babylon) => {
-                return Err(Error::usage(
-                    "--format babylon with --mode vertices: Babylon.js's baked animation plays joint matrices; \
+        let mode = match (self.mode, format.needs_bones()) {
+            (Some(BakeMode::Vertices), true) => {
+                return Err(Error::usage(format!(
+                    "--format {format} with --mode vertices: {} plays joint matrices; \
                      give --mode bones (or leave --mode out)",
-                ))
+                    format.players()
+                )))
             }
-            (None, OutputFormat::Babylon) => BakeMode::Bones,
+            (None, true) => BakeMode::Bones,
             (mode, _) => mode.unwrap_or_default(),
         };
         if mode == BakeMode::Bones {
@@ -636,16 +528,16 @@ impl BakeOptions {
             r.default == crate::pipeline::root_motion::RootMotion::Extract
                 || r.clips.values().any(|&m| m == crate::pipeline::root_motion::RootMotion::Extract)
         });
-        if extracting && matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
+        if extracting && format.holds_positions() {
             return Err(Error::usage(format!(
                 "--root-motion extract with --format {format}: the motion taken out of the texels is kept only in \
                  vatbake's description, which that format's players do not read, so the character would walk in \
                  place; give --root-motion zero to play in place, or leave --root-motion out to keep the motion"
             )));
         }
-        if format == OutputFormat::Openvat && same_folder(&input, &out_dir) {
+        if let Some(files) = format.clobbers().filter(|_| same_folder(&input, &out_dir)) {
             return Err(Error::usage(format!(
-                "--format openvat into {}, the folder of the model: its <name>.png and <name>-mesh.glb could overwrite \
+                "--format {format} into {}, the folder of the model: its {files} could overwrite \
                  the source's own files; give -o a folder of its own",
                 out_dir.display()
             )));
@@ -738,14 +630,14 @@ fn bone_mode_checks(
             "the grid is for vertex positions; a bone bake's matrices are exact floats",
         );
     }
-    if let Some(target) = options.target.filter(|&t| t != Target::Three) {
+    if let Some(target) = options.target.filter(|&t| t.has_record()) {
         return refuse(
             format!("--target {target}"),
             "a bone bake's matrices are in glTF's space; load its rest mesh with the engine's glTF importer and \
              leave --target out",
         );
     }
-    if matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
+    if format.holds_positions() {
         return refuse(format!("--format {format}"), "that format holds vertex positions; give --mode vertices");
     }
     let playback = [

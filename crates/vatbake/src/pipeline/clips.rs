@@ -77,13 +77,13 @@ pub(crate) fn clip_rows(clips: &[&Clip], settings: &BakeSettings) -> Vec<ClipRow
     clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect()
 }
 
-/// `--format vat3`'s images past the importers' cap are refused from the layout, before
-/// anything is evaluated and before the output folder is made.
+/// A layout past the format's own limits (`--format vat3`: the importers' cap) is refused,
+/// before anything is evaluated and before the output folder is made.
 pub(crate) fn format_fits(layout: &Layout, settings: &BakeSettings) -> Result<()> {
-    if settings.format == crate::settings::OutputFormat::Vat3 {
-        vat_export::vat3_size(layout.points, layout.width, layout.bands, layout.rows)
-            .map_err(|e| Error::usage(e.to_string()))?;
-    }
+    settings
+        .format
+        .fits(layout.points, layout.width, layout.bands, layout.rows)
+        .map_err(|e| Error::usage(e.to_string()))?;
     Ok(())
 }
 

@@ -90,7 +90,7 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
             bounds_max,
             generator: GENERATOR,
         };
-        exports = crate::pipeline::export::files(&finished, settings)?;
+        exports = crate::pipeline::export::files(crate::pipeline::export::Bake::Vertices(&finished), settings)?;
         description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();
         let (file, space) = crate::pipeline::export::target(&finished, settings);
         exports.extend(file);
@@ -201,9 +201,9 @@ pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<E
         joint_names: palette.sources(model).iter().map(|s| s.name.clone()).collect(),
     })
     .context("cannot encode the rest mesh")?;
-    let babylon =
-        (settings.format == OutputFormat::Babylon).then(|| crate::babylon::json(rows, entries, &settings.mesh_file()));
-    let babylon_file = babylon.as_ref().map(|_| crate::babylon::file_name(&settings.name));
+    let exports = crate::pipeline::export::files(crate::pipeline::export::Bake::Bones { rows, entries }, settings)?;
+    let babylon_file =
+        exports.first().map(|(name, _)| name.clone()).filter(|_| settings.format == OutputFormat::Babylon);
     let bones = Bones {
         joints: palette.len() as u32,
         encoding: "float32".into(),
@@ -215,11 +215,8 @@ pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<E
         babylon_file: babylon_file.clone(),
     };
     let mut description = describe_bones(made, &glb, bones, settings);
-    if let (Some(json), Some(name)) = (&babylon, &babylon_file) {
-        description.exports = vec![description::ExportFile::of(name, json.as_bytes())];
-    }
+    description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();
     let description_json = description_json(&description)?;
-    let exports = babylon.zip(babylon_file).map(|(json, name)| (name, json.into_bytes())).into_iter().collect();
     Ok(Encoded { glb, exports, exports_first: true, description, description_json })
 }
 

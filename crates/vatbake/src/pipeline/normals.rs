@@ -3,11 +3,11 @@
 
 use glam::Vec3;
 
-use crate::choice::named;
 use crate::description::{self};
 
 /// `--normals`: where the normals go.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "lowercase")]
 pub enum NormalsMode {
     /// Octahedral 8 + 8 in the position texels' alpha (the default).
     #[default]
@@ -19,25 +19,13 @@ pub enum NormalsMode {
 }
 
 impl NormalsMode {
-    /// Every mode, in the order the errors list them.
-    pub const ALL: [NormalsMode; 3] = [NormalsMode::Packed, NormalsMode::Separate, NormalsMode::None];
-
     /// The name the description records.
     pub fn as_str(self) -> &'static str {
-        match self {
-            NormalsMode::Packed => "packed",
-            NormalsMode::Separate => "separate",
-            NormalsMode::None => "none",
-        }
+        self.into()
     }
 }
 
-impl std::str::FromStr for NormalsMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&NormalsMode::ALL, NormalsMode::as_str, s, "a normals mode")
-    }
-}
+vat_model::named_from_str!(NormalsMode, "a normals mode");
 
 /// Largest angle octahedral 16 + 16 puts between a normal and its decode, in degrees
 /// (half a code on each axis of the fold: about 0.0037°; recorded rounded up).

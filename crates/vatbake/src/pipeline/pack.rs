@@ -76,7 +76,7 @@ pub(crate) fn nanos_ms(nanos: u64) -> f64 {
 /// Another tool's format (`--format`) or an engine's target (`--target`) is made from
 /// the plain texels, which pack then keeps.
 pub(crate) fn keep_plain(settings: &BakeSettings) -> bool {
-    settings.format != crate::settings::OutputFormat::Vatbake || settings.target != crate::settings::Target::Three
+    settings.format.holds_positions() || settings.target.has_record()
 }
 
 /// Pack: every row evaluated again, in full, straight into texels, compressed into

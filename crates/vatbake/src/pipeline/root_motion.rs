@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
-use crate::choice::named;
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
 
 /// What `--root-motion` does with a clip's root motion.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, strum::EnumIter, strum::IntoStaticStr, strum::Display)]
+#[strum(serialize_all = "lowercase")]
 pub enum RootMotion {
     /// Leave it in the texels (the default).
     #[default]
@@ -22,25 +22,13 @@ pub enum RootMotion {
 }
 
 impl RootMotion {
-    /// Every mode, in the order the errors list them.
-    pub const ALL: [RootMotion; 3] = [RootMotion::Keep, RootMotion::Extract, RootMotion::Zero];
-
     /// The name the description records.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RootMotion::Keep => "keep",
-            RootMotion::Extract => "extract",
-            RootMotion::Zero => "zero",
-        }
+        self.into()
     }
 }
 
-impl std::str::FromStr for RootMotion {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&RootMotion::ALL, RootMotion::as_str, s, "a root motion mode")
-    }
-}
+vat_model::named_from_str!(RootMotion, "a root motion mode");
 
 /// `--root-motion MODE[,CLIP=MODE…]`: a mode for every clip, and overrides by clip name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
