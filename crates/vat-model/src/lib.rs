@@ -24,7 +24,6 @@
 
 #![warn(missing_docs)]
 
-
 pub mod named;
 use glam::{Mat4, Quat, Vec2, Vec3};
 

@@ -365,4 +365,129 @@ mod tests {
             assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
         }
     }
+
+    /// The help of `vatbake bake --LONG`.
+    fn bake_help(long: &str) -> String {
+        let cli = Cli::command();
+        let bake = cli.find_subcommand("bake").unwrap();
+        let arg = bake.get_arguments().find(|a| a.get_long() == Some(long)).unwrap_or_else(|| panic!("no --{long}"));
+        arg.get_help().map(ToString::to_string).unwrap_or_default()
+    }
+
+    /// The first word of the default column of `--LONG`'s row in docs/CLI.md's bake table.
+    fn documented_default(long: &str) -> String {
+        let doc = include_str!("../../../docs/CLI.md");
+        let section = doc.split("## `vatbake bake`").nth(1).unwrap().split("\n## ").next().unwrap();
+        // Cells split at the bars that are not escaped (`N\|all`).
+        let cells = |row: &str| row.replace("\\|", "/").split('|').map(|c| c.trim().to_string()).collect::<Vec<_>>();
+        let row = section
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(cells)
+            .find(|cells| cells[1].split([' ', ',']).any(|w| w == format!("`--{long}")))
+            .unwrap_or_else(|| panic!("docs/CLI.md's bake table has no row for --{long}"));
+        let cell = &row[2];
+        cell.trim_start_matches('`').split(['`', ' ', '(']).next().unwrap().to_string()
+    }
+
+    #[test]
+    fn bake_defaults_in_help_and_docs_cli_md_are_the_code_defaults() {
+        let s = BakeOptions::default().settings("unit.glb".into(), "out".into()).unwrap();
+        let bits = match s.precision {
+            vatbake::settings::Precision::Full => "16".to_string(),
+            other => panic!("the default grid is every step, not {other:?}"),
+        };
+        let defaults = [
+            ("fps", s.fps.to_string()),
+            ("max-width", s.max_width.to_string()),
+            ("points", s.points.to_string()),
+            ("zstd-level", s.zstd_level.to_string()),
+            ("delta", s.delta.as_str().to_string()),
+            ("format", s.format.as_str().to_string()),
+            ("target", s.target.as_str().to_string()),
+            ("texture-format", s.texture_format.container().to_string()),
+            ("column-order", s.column_order.as_str().to_string()),
+            ("bits", bits),
+            ("mode", s.mode.as_str().to_string()),
+            ("normals", s.normals.as_str().to_string()),
+            ("root-motion", s.root_motion.default.as_str().to_string()),
+        ];
+        for (long, code) in defaults {
+            assert_eq!(documented_default(long), code, "docs/CLI.md's default of --{long} is not the code's");
+            let help = bake_help(long);
+            let shown = help.split("[default: ").nth(1).map(|d| d.split([']', ',', ';']).next().unwrap());
+            match shown {
+                Some(shown) => assert_eq!(shown, code, "`vatbake bake --help`'s default of --{long} is not the code's"),
+                None => assert!(
+                    ["normals", "root-motion"].contains(&long),
+                    "`vatbake bake --help` shows no [default: …] for --{long}: {help}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn format_and_target_help_name_every_choice() {
+        for format in vatbake::settings::OutputFormat::ALL {
+            assert!(bake_help("format").contains(format.as_str()), "--format's help leaves out {format}");
+        }
+        for target in vatbake::settings::Target::ALL {
+            assert!(bake_help("target").contains(target.as_str()), "--target's help leaves out {target}");
+        }
+    }
+
+    /// The keys a roster unit takes: `BakeOptions`' fields, as serde lists them when it
+    /// meets a key it does not know.
+    fn roster_keys() -> BTreeSet<String> {
+        let error = toml::from_str::<BakeOptions>("no_such_key = 1").unwrap_err();
+        let message = error.message();
+        let expected = message.split("expected one of").nth(1).unwrap_or_else(|| panic!("{message}"));
+        expected.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn every_bake_option_is_one_flag_and_one_roster_key_of_one_name() {
+        let options = <BakeOptions as clap::Args>::augment_args(clap::Command::new("options"));
+        let mut flags = BTreeSet::new();
+        for arg in options.get_arguments() {
+            let id = arg.get_id().as_str();
+            assert_eq!(arg.get_long(), Some(id.replace('_', "-").as_str()), "the flag of {id} is not its name");
+            flags.insert(id.to_string());
+        }
+        assert_eq!(flags, roster_keys(), "clap's and serde's options disagree");
+    }
+
+    #[test]
+    fn every_other_bake_flag_is_decided_by_the_roster() {
+        let keys = roster_keys();
+        let dir = tempfile::tempdir().unwrap();
+        let roster = dir.path().join("roster.toml");
+        for long in in_help("bake").into_iter().filter(|long| !keys.contains(&long.replace('-', "_"))) {
+            let key = long.replace('-', "_");
+            std::fs::write(&roster, format!("output = \"out\"\n[[unit]]\nsource = \"a.glb\"\n{key} = true\n")).unwrap();
+            let error = vatbake::roster::read(&roster, None).expect_err(&long).to_string();
+            assert!(error.contains(&format!("\"{key}\" is decided by the roster")), "--{long}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_flag_given_at_its_default_value_is_given() {
+        let options = |flags: &[&str]| {
+            let args = ["vatbake", "bake", "unit.glb", "-o", "out"].iter().chain(flags);
+            match Cli::try_parse_from(args).unwrap().command {
+                Command::Bake(bake) => bake.options,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(options(&[]), BakeOptions::default());
+        let given = options(&["--max-width", "16384", "--fps", "30", "--zstd-level", "5", "--format", "vatbake"]);
+        assert_eq!(
+            (given.max_width, given.fps, given.zstd_level, given.format),
+            (Some(16_384), Some(30.0), Some(5), Some(vatbake::settings::OutputFormat::Vatbake))
+        );
+        // A width beside --max-size's is refused, the default's value too (clap's words
+        // on the command line; BakeOptions::settings' from a roster).
+        let both = ["vatbake", "bake", "unit.glb", "-o", "out", "--max-size", "4096x4096", "--max-width", "16384"];
+        assert_eq!(Cli::try_parse_from(both).unwrap_err().kind(), clap::error::ErrorKind::ArgumentConflict);
+    }
 }

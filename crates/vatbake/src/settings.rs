@@ -474,7 +474,10 @@ pub struct BakeOptions {
     /// Keep positions only this close (model units): each axis snapped to the coarsest power-of-two grid of
     /// 16-bit steps within the distance, for a smaller texture. The texels stay 16-bit; the description
     /// records the grid and the largest error measured. [default: every step]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "DIST", conflicts_with = "bits", allow_negative_numbers = true))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "DIST", conflicts_with = "bits", allow_negative_numbers = true)
+    )]
     pub tolerance: Option<f32>,
     /// Keep N significant bits per position axis (1–16), the low bits of each 16-bit value zero.
     /// [default: 16]
@@ -913,4 +916,238 @@ fn bone_mode_checks(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use vat_model::ColumnOrder;
+
+    use crate::delta::Delta;
+
+    /// A table with other bytes than the built-in one's.
+    fn alias_file() -> PathBuf {
+        let file = std::env::temp_dir().join(format!("vatbake-settings-test-aliases-{}.toml", std::process::id()));
+        std::fs::write(&file, format!("{}\n# the game's own copy\n", vat_audit::BUILTIN_TABLE)).unwrap();
+        file
+    }
+
+    /// A vertex bake with every option given, each away from its default where the others
+    /// allow it. A struct literal without `..`: an option added to [`BakeOptions`] does not
+    /// compile here until it is given a value.
+    fn every_option() -> BakeOptions {
+        BakeOptions {
+            fps: Some(24.0),
+            max_frames: Some(12),
+            max_width: Some(2048),
+            points: Some(PointBudget::Count(123)),
+            clips: Some(vec!["Walk".into(), "Idle".into()]),
+            name: Some("unit".into()),
+            zstd_level: Some(9),
+            smallest: false,
+            texture_format: Some(TextureFormat::Ktx2),
+            scene: Some(1),
+            no_size_guard: true,
+            max_influences: Some(4),
+            aliases: Some(alias_file()),
+            strict: true,
+            merge_clips: true,
+            no_merge_clips: false,
+            column_order: Some(ColumnOrder::Source),
+            delta: Some(Delta::Row),
+            tolerance: Some(0.01),
+            bits: None,
+            format: Some(OutputFormat::Vat3),
+            target: Some(Target::Unity),
+            loop_rows: true,
+            sockets: Some(vec!["hand_r".into(), "head".into()]),
+            root_motion: Some("zero,Idle=keep".parse().unwrap()),
+            max_size: None,
+            device: Some(Device::Mobile),
+            gpu_budget: Some(1 << 20),
+            normals: Some(NormalsMode::Separate),
+            mode: Some(BakeMode::Vertices),
+        }
+    }
+
+    /// The options [`every_option`] cannot hold beside the others: `--smallest`, a PNG,
+    /// `--no-merge-clips`, `--bits`, `--max-size`, another format and target.
+    fn the_other_options() -> BakeOptions {
+        BakeOptions {
+            max_width: None,
+            zstd_level: None,
+            smallest: true,
+            texture_format: Some(TextureFormat::Png),
+            merge_clips: false,
+            no_merge_clips: true,
+            delta: Some(Delta::None),
+            tolerance: None,
+            bits: Some(8),
+            format: Some(OutputFormat::Openvat),
+            target: Some(Target::Godot),
+            root_motion: Some("Walk=zero".parse().unwrap()),
+            max_size: Some(MaxSize { width: 1024, height: 512 }),
+            device: None,
+            normals: Some(NormalsMode::None),
+            ..every_option()
+        }
+    }
+
+    /// A bone bake: what a vertex bake's options would refuse left out.
+    fn bone_options() -> BakeOptions {
+        BakeOptions {
+            points: Some(PointBudget::All),
+            delta: None,
+            tolerance: None,
+            format: Some(OutputFormat::Babylon),
+            target: None,
+            loop_rows: false,
+            sockets: None,
+            root_motion: None,
+            device: None,
+            normals: None,
+            mode: Some(BakeMode::Bones),
+            ..every_option()
+        }
+    }
+
+    fn settings_of(options: BakeOptions) -> BakeSettings {
+        options.settings("models/model.glb".into(), "out".into()).unwrap()
+    }
+
+    /// [`FIELDS`], every field of [`BakeSettings`], and `differing(a, b)`, the fields in
+    /// which two settings differ.
+    macro_rules! settings_fields {
+        ($($field:ident),* $(,)?) => {
+            const FIELDS: &[&str] = &[$(stringify!($field)),*];
+
+            fn differing(a: &BakeSettings, b: &BakeSettings) -> BTreeSet<&'static str> {
+                // Every field named, no `..`: a field added to BakeSettings does not
+                // compile here until it is listed.
+                let BakeSettings { $($field),* } = a;
+                let mut fields = BTreeSet::new();
+                $(if *$field != b.$field {
+                    fields.insert(stringify!($field));
+                })*
+                fields
+            }
+        };
+    }
+
+    settings_fields!(
+        input,
+        out_dir,
+        name,
+        fps,
+        max_frames,
+        max_width,
+        points,
+        points_given,
+        clips,
+        zstd_level,
+        zstd_long,
+        texture_format,
+        scene,
+        size_guard,
+        max_influences,
+        aliases,
+        strict,
+        merge_clips,
+        durable,
+        column_order,
+        delta,
+        precision,
+        format,
+        mode,
+        target,
+        loop_rows,
+        sockets,
+        root_motion,
+        max_height,
+        normals,
+        gpu_budget,
+    );
+
+    /// What a description cannot give back, by nature, and why.
+    const NOT_RECORDED: &[(&str, &str)] = &[
+        ("name", "the description's file names carry it; whoever bakes again names the bake"),
+        ("aliases", "the description records the table's SHA-256, not the file it was read from"),
+        ("size_guard", "it decides whether to bake, not what is baked"),
+        ("strict", "it decides whether to bake, not what is baked"),
+        ("gpu_budget", "a warning's threshold (--device's is recorded as the size bound it gave)"),
+        ("points_given", "the description records the budget, not whether it was given"),
+    ];
+
+    /// Fields no option sets: the caller's.
+    const NOT_OPTIONS: &[(&str, &str)] = &[
+        ("input", "the model: an argument of BakeOptions::settings"),
+        ("out_dir", "the folder: an argument of BakeOptions::settings"),
+        ("durable", "whether the files are synced: the caller's (--durable, a roster's run), no byte changes"),
+    ];
+
+    #[test]
+    fn every_setting_comes_back_from_what_the_description_records() {
+        let defaults = settings_of(BakeOptions::default());
+        let mut varied = BTreeSet::new();
+        for options in [every_option(), the_other_options(), bone_options()] {
+            let settings = settings_of(options.clone());
+            varied.extend(differing(&defaults, &settings));
+            // The description has no target record for three.
+            let target = (settings.target != Target::Three).then(|| settings.target.as_str());
+            let recorded = settings.recorded();
+            let mut back = BakeOptions::from_recorded(&recorded, settings.texture_format.container(), target).unwrap();
+            // The table's file is given again by whoever bakes again; the record's SHA-256
+            // says whether it is the same table.
+            back.aliases = options.aliases;
+            let again = settings_of(back);
+            assert_eq!(again.recorded(), recorded);
+            let lost = differing(&settings, &again);
+            let allowed: BTreeSet<&str> = NOT_RECORDED.iter().map(|(field, _)| *field).collect();
+            assert!(lost.is_subset(&allowed), "lost on the way back: {:?}", lost.difference(&allowed));
+        }
+        // Every field an option sets was away from its default in one of the sets, so
+        // each one's way back was tried.
+        let fixed: BTreeSet<&str> = NOT_OPTIONS.iter().map(|(field, _)| *field).collect();
+        let untried: Vec<&str> = FIELDS.iter().copied().filter(|f| !varied.contains(f) && !fixed.contains(f)).collect();
+        assert!(untried.is_empty(), "no set of options moves {untried:?} from its default");
+    }
+
+    #[test]
+    fn a_width_given_is_given_even_at_the_default_value() {
+        let options = |toml: &str| toml::from_str::<BakeOptions>(toml).unwrap();
+        let error = settings_of_err(options("max_size = \"4096x4096\"\nmax_width = 16384"));
+        assert_eq!(
+            error.message,
+            "--max-width 16384 with --max-size 4096x4096: --max-size bounds the width too; drop --max-width"
+        );
+        let agreeing = settings_of(options("max_size = \"16384x4096\"\nmax_width = 16384"));
+        assert_eq!((agreeing.max_width, agreeing.max_height), (16_384, Some(4096)));
+        // --device's width can only be narrowed.
+        let device = settings_of(options("device = \"mobile\"\nmax_width = 16384"));
+        assert_eq!((device.max_width, device.max_height), (4096, Some(4096)));
+        let narrowed = settings_of(options("device = \"mobile\"\nmax_width = 1024"));
+        assert_eq!((narrowed.max_width, narrowed.max_height), (1024, Some(4096)));
+    }
+
+    fn settings_of_err(options: BakeOptions) -> Error {
+        options.settings("models/model.glb".into(), "out".into()).unwrap_err()
+    }
+
+    #[test]
+    fn options_left_out_take_the_documented_defaults() {
+        let s = settings_of(BakeOptions::default());
+        assert_eq!(
+            (s.fps, s.max_width, s.max_height, s.points, s.points_given, s.zstd_level, s.zstd_long),
+            (30.0, 16_384, None, PointBudget::Count(4000), false, 5, false)
+        );
+        assert_eq!((s.fps, s.max_width, s.zstd_level), (DEFAULT_FPS, DEFAULT_MAX_WIDTH, DEFAULT_ZSTD_LEVEL));
+        assert_eq!((s.texture_format, s.delta, s.precision), (TextureFormat::Ktx2, Delta::Second, Precision::Full));
+        assert_eq!((s.format, s.target, s.mode), (OutputFormat::Vatbake, Target::Three, BakeMode::Vertices));
+        assert_eq!((s.column_order, s.normals), (ColumnOrder::Spatial, NormalsMode::Packed));
+        let png = settings_of(BakeOptions { texture_format: Some(TextureFormat::Png), ..BakeOptions::default() });
+        assert_eq!(png.delta, Delta::None);
+        let smallest = settings_of(BakeOptions { smallest: true, ..BakeOptions::default() });
+        assert_eq!((smallest.zstd_level, smallest.zstd_long), (SMALLEST_ZSTD_LEVEL, true));
+    }
 }
