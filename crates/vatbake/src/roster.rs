@@ -665,3 +665,39 @@ fn last_bake(roster: &Roster, unit: &Unit) -> Result<(BakeSettings, PathBuf), Er
     }
     Ok((settings, description))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys a unit's settings take: [`BakeOptions`]' fields, as serde lists them
+    /// when it meets a key it does not know.
+    fn option_keys() -> BTreeSet<String> {
+        let error = toml::from_str::<BakeOptions>("no_such_key = 1").unwrap_err();
+        let message = error.message();
+        let expected = message.split("expected one of").nth(1).unwrap_or_else(|| panic!("{message}"));
+        expected.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn docs_roster_md_lists_every_key_and_no_other() {
+        let doc = include_str!("../../../docs/ROSTER.md");
+        let list = doc.split("Every key:").nth(1).expect("docs/ROSTER.md lists the keys after \"Every key:\"");
+        let list = &list[..list.find(".\n").expect("the list ends with a full stop")];
+        let documented: BTreeSet<String> = list.split('`').skip(1).step_by(2).map(str::to_string).collect();
+        let keys = option_keys();
+        assert!(keys.len() > 20 && keys.contains("max_frames"), "{keys:?}");
+        assert_eq!(documented, keys, "docs/ROSTER.md's keys and BakeOptions' fields disagree");
+    }
+
+    #[test]
+    fn a_key_decided_by_the_roster_is_no_option() {
+        let keys = option_keys();
+        for key in RESERVED {
+            assert!(!keys.contains(*key), "\"{key}\" is reserved by the roster and a bake option too");
+        }
+        for key in PATH_KEYS {
+            assert!(keys.contains(*key), "the path key \"{key}\" is no bake option");
+        }
+    }
+}
