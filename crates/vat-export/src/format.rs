@@ -66,8 +66,11 @@ pub struct Facts {
     pub clobbers: Option<&'static str>,
     /// Its own limit on the texture layout `(points, width, bands, rows)`, checked before
     /// anything is evaluated, or `None`.
-    pub fits: Option<fn(usize, usize, usize, usize) -> Result<(), ExportError>>,
+    pub fits: Option<Fits>,
 }
+
+/// A format's limit on a texture layout `(points, width, bands, rows)`.
+pub type Fits = fn(usize, usize, usize, usize) -> Result<(), ExportError>;
 
 impl Format {
     /// The format's facts.

@@ -52,7 +52,7 @@ mod tests;
 
 pub use babylon::babylon;
 pub use exr::{exr_rgba32f, unorm16_pixels, EXR_ZIP_LINES};
-pub use format::{Facts, Format, Writer};
+pub use format::{Facts, Fits, Format, Writer};
 pub use openvat::openvat;
 pub use playcanvas::playcanvas;
 pub use target::{convert, Convention, Converted, Target};
