@@ -30,6 +30,7 @@ pub mod audit;
 pub mod bake;
 pub mod delta;
 pub mod error;
+mod features;
 mod findings;
 pub mod inspect;
 mod pipeline;

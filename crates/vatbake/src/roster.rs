@@ -443,7 +443,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
             result.points = Some(d.points);
             result.rows = Some(d.rows);
             result.texture_bytes = Some(d.texture.bytes);
-            result.gpu_bytes = Some(crate::pipeline::layers::gpu_bytes(&d));
+            result.gpu_bytes = Some(crate::features::layers::gpu_bytes(&d));
             result.mesh_bytes = std::fs::metadata(out_dir.join(&d.mesh.file)).ok().map(|m| m.len());
         }
         Err(e) => result.error = Some(Error::from(e).message),

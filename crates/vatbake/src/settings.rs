@@ -8,9 +8,9 @@ use crate::description;
 use crate::error::Error;
 use crate::slots::Aliases;
 
-pub use crate::pipeline::layers::{parse_bytes, Device, MaxSize};
-pub use crate::pipeline::normals::NormalsMode;
-pub use crate::pipeline::root_motion::{RootMotion, RootMotionChoice};
+pub use crate::features::layers::{parse_bytes, Device, MaxSize};
+pub use crate::features::normals::NormalsMode;
+pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
 
 /// The point budget of a bake when none is given.
 pub const DEFAULT_POINTS: u32 = 4000;
@@ -163,11 +163,11 @@ pub struct BakeSettings {
     /// Joints whose per-row transforms the description records (`--sockets`).
     pub sockets: Vec<String>,
     /// What happens to each clip's root motion (`--root-motion`).
-    pub root_motion: crate::pipeline::root_motion::RootMotionChoice,
+    pub root_motion: crate::features::root_motion::RootMotionChoice,
     /// Tallest texture or array layer (`--max-size`, `--device`); `None`: no bound.
     pub max_height: Option<u32>,
     /// Where the normals go (`--normals`).
-    pub normals: crate::pipeline::normals::NormalsMode,
+    pub normals: crate::features::normals::NormalsMode,
     /// GPU memory per unit warned past, in bytes (`--gpu-budget`, `--device`).
     pub gpu_budget: Option<u64>,
 }
@@ -456,7 +456,7 @@ fn bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64
     }
     match Bytes::deserialize(deserializer)? {
         Bytes::Count(n) => Ok(Some(n)),
-        Bytes::Text(t) => crate::pipeline::layers::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
+        Bytes::Text(t) => crate::features::layers::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
     }
 }
 
@@ -506,7 +506,7 @@ impl BakeOptions {
         // --max-width is --max-size's width alone, kept as it was; with --max-size it
         // must agree, with --device it can only narrow the preset. A width given is
         // given, the default's value too.
-        let bound = self.max_size.or(self.device.map(crate::pipeline::layers::Device::max_size));
+        let bound = self.max_size.or(self.device.map(crate::features::layers::Device::max_size));
         let max_width = match (self.max_size, self.device) {
             (Some(size), _) => match self.max_width {
                 Some(w) if w != size.width => {
@@ -591,8 +591,8 @@ impl BakeOptions {
         }
         let delta = if mode == BakeMode::Bones { crate::delta::Delta::None } else { delta };
         let extracting = self.root_motion.as_ref().is_some_and(|r| {
-            r.default == crate::pipeline::root_motion::RootMotion::Extract
-                || r.clips.values().any(|&m| m == crate::pipeline::root_motion::RootMotion::Extract)
+            r.default == crate::features::root_motion::RootMotion::Extract
+                || r.clips.values().any(|&m| m == crate::features::root_motion::RootMotion::Extract)
         });
         if extracting && format.holds_positions() {
             return Err(Error::usage(format!(
@@ -658,7 +658,7 @@ impl BakeOptions {
             root_motion: self.root_motion.unwrap_or_default(),
             max_height: bound.map(|b| b.height),
             normals: self.normals.unwrap_or_default(),
-            gpu_budget: self.gpu_budget.or(self.device.map(crate::pipeline::layers::Device::gpu_budget)),
+            gpu_budget: self.gpu_budget.or(self.device.map(crate::features::layers::Device::gpu_budget)),
         })
     }
 }

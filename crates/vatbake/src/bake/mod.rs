@@ -166,7 +166,7 @@ impl BakeReport {
 /// The GPU memory a bake's texture takes (raw texel bytes of every layer it
 /// uploads), with a `gpu-budget` warning past `--gpu-budget`.
 pub(crate) fn gpu_budget(description: &Description, settings: &BakeSettings, found: &mut Found) -> u64 {
-    let gpu_bytes = crate::pipeline::layers::gpu_bytes(description);
+    let gpu_bytes = crate::features::layers::gpu_bytes(description);
     if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
         found.warnings.push(
             Finding::new(

@@ -146,7 +146,7 @@ fn describe(made: &Made, glb: &[u8], settings: &BakeSettings) -> Description {
             grid: (!grid.is_full()).then_some(grid.0),
             max_error: (!grid.is_full()).then_some(texture.max_error),
         },
-        normals: crate::pipeline::normals::normals_entry(
+        normals: crate::features::normals::normals_entry(
             settings.normals,
             layers_of(layout, settings).map_or(1, |l| l.count),
         ),
@@ -284,8 +284,8 @@ fn describe_bones(made: &BoneMade, glb: &[u8], bones: Bones, settings: &BakeSett
 }
 
 /// The array layers of a layered texture; `None` for a plain one.
-pub(crate) fn layers_of(layout: &Layout, settings: &BakeSettings) -> Option<crate::pipeline::layers::Layers> {
-    Some(crate::pipeline::layers::Layers::of(layout, settings.max_height)).filter(|l| l.count > 1)
+pub(crate) fn layers_of(layout: &Layout, settings: &BakeSettings) -> Option<crate::features::layers::Layers> {
+    Some(crate::features::layers::Layers::of(layout, settings.max_height)).filter(|l| l.count > 1)
 }
 
 /// glTF's axes, which every bake's positions are in: +Y up, +Z forward, right-handed, metres.

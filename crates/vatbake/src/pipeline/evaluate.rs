@@ -66,7 +66,7 @@ pub(crate) fn evaluate<'m>(
         });
         row += rows.rows;
     }
-    let corrections = crate::pipeline::root_motion::take_root_motion(
+    let corrections = crate::features::root_motion::take_root_motion(
         model,
         clips,
         clip_rows,

@@ -21,11 +21,8 @@ pub(crate) mod write;
 pub(crate) mod bones_mesh;
 pub(crate) mod bones_palette;
 pub(crate) mod export;
-pub(crate) mod layers;
 pub(crate) mod loop_rows;
-pub(crate) mod normals;
 pub(crate) mod rest_mesh;
-pub(crate) mod root_motion;
 pub(crate) mod sockets;
 pub(crate) mod texels;
 

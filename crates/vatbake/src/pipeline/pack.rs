@@ -14,7 +14,7 @@ use super::texels::{self, Quantizing};
 use super::*;
 use crate::description::{self};
 use crate::error::Error;
-use crate::pipeline::normals::NormalsMode;
+use crate::features::normals::NormalsMode;
 use crate::settings::{BakeSettings, TextureFormat, GENERATOR};
 use crate::staging::Staged;
 
@@ -236,7 +236,7 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
             workers: zstd_workers(),
             long_window: settings.zstd_long,
         };
-        let layers = crate::pipeline::layers::Layers::of(layout, settings.max_height);
+        let layers = crate::features::layers::Layers::of(layout, settings.max_height);
         let images = Image::of(settings).len();
         let writer = vat_ktx2::Ktx2Writer::with_layers(
             out,
@@ -340,7 +340,7 @@ fn pack_png(
     staged: &mut Staged,
     found: &mut Found,
 ) -> Result<PackedTexture> {
-    if crate::pipeline::layers::Layers::of(layout, settings.max_height).count > 1 {
+    if crate::features::layers::Layers::of(layout, settings.max_height).count > 1 {
         return Err(Error::usage(format!(
             "{}: the texture is {} rows tall, more than --max-size allows ({}), and a PNG cannot hold array layers; \
              bake a KTX2, or lower --fps, --max-frames or the clips",

@@ -3,7 +3,7 @@
 
 use glam::Mat4;
 
-use super::root_motion::worlds;
+use crate::features::root_motion::worlds;
 use crate::description::{self};
 use crate::error::Error;
 

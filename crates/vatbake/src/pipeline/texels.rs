@@ -265,7 +265,7 @@ fn fill_rows(image: &Image, first_row: usize, normal: NormalEncoding, texels: &m
                     NormalEncoding::Packed8 => vat_bounds::encode_texels(quantizer, positions, normals, used),
                     NormalEncoding::Separate16 => {
                         for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
-                            let [x, y] = crate::pipeline::normals::encode_normal16(normal);
+                            let [x, y] = crate::features::normals::encode_normal16(normal);
                             texel.copy_from_slice(&[x, y, 0, 0]);
                         }
                     }
