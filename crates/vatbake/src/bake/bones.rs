@@ -10,9 +10,10 @@
 use anyhow::Result;
 
 use super::{BakeReport, Outcome, Run};
+use crate::description::ClipEntry;
 use crate::pipeline::bones_palette::{bind_pose, fitting_palette};
 use crate::pipeline::{bounds::*, clips::*, encode::*, evaluate::*, load::*, measure::*, pack::*, Stage, Watch};
-use crate::settings::BakeSettings;
+use crate::settings::{BakeSettings, OutputFormat};
 
 /// The bone bake: one call per stage, in order, each entered through the clock
 /// and timed into the report.
@@ -41,7 +42,9 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         matrices: &matrices,
         errors,
     };
-    let encoded = run.clock.stage(Stage::Encode, || encode_bones(&made, settings))?;
+    let encoded = run
+        .clock
+        .stage(Stage::Encode, || encode_bones(&made, babylon(&matrices, &posed.entries, settings), settings))?;
     let outcome = Outcome {
         texture_bytes: matrices.ktx2.len() as u64,
         mesh_bytes: encoded.glb.len() as u64,
@@ -50,4 +53,13 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         decimation: None,
     };
     run.finish(encoded, outcome)
+}
+
+/// Babylon.js's baked animation file (`--format babylon`), as (JSON, file name): made
+/// from the matrices in the encode stage, and staged before the rest mesh.
+fn babylon(matrices: &Matrices, entries: &[ClipEntry], settings: &BakeSettings) -> Option<(String, String)> {
+    let babylon = (settings.format == OutputFormat::Babylon)
+        .then(|| crate::babylon::json(&matrices.rows, entries, &settings.mesh_file()));
+    let babylon_file = babylon.as_ref().map(|_| crate::babylon::file_name(&settings.name));
+    babylon.zip(babylon_file)
 }

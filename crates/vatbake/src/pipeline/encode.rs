@@ -1,5 +1,10 @@
 //! Encode: the rest mesh, another tool's files (`--format`, `--target`) and the
-//! description, as bytes.
+//! description, as bytes; for a bone bake, its rest mesh with joints, Babylon.js's
+//! file and its description.
+//!
+//! Owns: every byte of the files besides the texture, the description's construction.
+//! Must not touch: the output folder (write stages what it gives), evaluation (it
+//! takes what the stages before made: [`Made`], [`BoneMade`]).
 
 use anyhow::{Context, Result};
 use glam::Vec3;
@@ -15,7 +20,7 @@ use super::pack::{Matrices, PackedTexture};
 use super::rest_mesh::{self, RestMesh};
 use super::texels::Quantizing;
 use crate::description::{self, Axes, Bones, Description, Mesh, Normals, Positions, Texture};
-use crate::settings::{BakeSettings, OutputFormat, GENERATOR};
+use crate::settings::{BakeSettings, GENERATOR};
 
 /// What encode gives write: the rest mesh, other tools' files and the description, as bytes.
 pub(crate) struct Encoded {
@@ -183,11 +188,15 @@ pub(crate) struct BoneMade<'a, 'm> {
     pub(crate) errors: MatrixErrors,
 }
 
-/// Encode, for a bone bake: the rest mesh with its joints, Babylon.js's file
-/// (`--format babylon`) and the description.
-pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<Encoded> {
-    let BoneMade { posed, palette, bind: (bind_positions, bind_normals), matrices, errors, .. } = made;
-    let (model, entries, rows) = (posed.rig.model(), &posed.entries, &matrices.rows);
+/// Encode, for a bone bake: the rest mesh with its joints, and the description; with
+/// `babylon`, Babylon.js's file (`--format babylon`) as (JSON, file name), staged before them.
+pub(crate) fn encode_bones(
+    made: &BoneMade,
+    babylon: Option<(String, String)>,
+    settings: &BakeSettings,
+) -> Result<Encoded> {
+    let BoneMade { posed, palette, bind: (bind_positions, bind_normals), errors, .. } = made;
+    let model = posed.rig.model();
     let (max_error, four) = (errors.max_error, &errors.four);
     let glb = bones_mesh::write_glb(&BoneMesh {
         name: &settings.name,
@@ -201,9 +210,7 @@ pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<E
         joint_names: palette.sources(model).iter().map(|s| s.name.clone()).collect(),
     })
     .context("cannot encode the rest mesh")?;
-    let babylon =
-        (settings.format == OutputFormat::Babylon).then(|| crate::babylon::json(rows, entries, &settings.mesh_file()));
-    let babylon_file = babylon.as_ref().map(|_| crate::babylon::file_name(&settings.name));
+    let (babylon, babylon_file) = babylon.unzip();
     let bones = Bones {
         joints: palette.len() as u32,
         encoding: "float32".into(),
