@@ -1,5 +1,11 @@
 //! Clips and slots: the clips `--clips` picks (every clip by default), the slot each
 //! fills from the alias table, and each clip's rows with the texture's layout.
+//!
+//! Owns: which clips are baked and in what order, their slots, their rows (`--fps`,
+//! `--max-frames`), the layout and the caps refused from it before anything is
+//! evaluated (the texel cap, `--format vat3`'s size), and what a bone bake refuses
+//! of the clips (morph-target animation). Must not touch: poses, texels, the output
+//! folder.
 
 use std::path::Path;
 

@@ -1,4 +1,8 @@
 //! Decimate: the point budget, on the bind pose, before anything is evaluated.
+//!
+//! Owns: the point budget (raised to keep every uv island when defaulted), the
+//! decimated model and which model the later stages evaluate. Must not touch: rows
+//! and poses (the decimation's error is measure's), the output folder.
 
 use anyhow::Result;
 use vat_model::{Finding, Model};

@@ -1,5 +1,10 @@
 //! Encode: the rest mesh, another tool's files (`--format`, `--target`) and the
-//! description, as bytes.
+//! description, as bytes; for a bone bake, its rest mesh with joints, Babylon.js's
+//! file and its description.
+//!
+//! Owns: every byte of the files besides the texture, the description's construction.
+//! Must not touch: the output folder (write stages what it gives), evaluation (it
+//! takes what the stages before made: [`Made`], [`BoneMade`]).
 
 use anyhow::{Context, Result};
 use glam::Vec3;
@@ -183,8 +188,8 @@ pub(crate) struct BoneMade<'a, 'm> {
     pub(crate) errors: MatrixErrors,
 }
 
-/// Encode, for a bone bake: the rest mesh with its joints, Babylon.js's file
-/// (`--format babylon`) and the description.
+/// Encode, for a bone bake: the rest mesh with its joints, and the description; with
+/// `babylon`, Babylon.js's file (`--format babylon`) as (JSON, file name), staged before them.
 pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<Encoded> {
     let BoneMade { posed, palette, bind: (bind_positions, bind_normals), matrices, errors, .. } = made;
     let (model, entries, rows) = (posed.rig.model(), &posed.entries, &matrices.rows);

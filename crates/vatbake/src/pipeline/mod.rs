@@ -2,9 +2,30 @@
 //!
 //! load → clips (and slots) → decimate → evaluate → bounds → measure → pack → encode → write
 //!
+//! - [`load`]: takes the input file and the scene, influence and take settings; gives
+//!   the [`load::Source`]: the model with its takes merged, the source's hash and size.
+//! - [`clips`]: takes the model and `--clips`; gives the clips in order, the slot each
+//!   fills, each clip's rows and the texture's layout (refused past its caps).
+//! - [`decimate`]: takes the model in its bind pose and the point budget; gives the
+//!   decimation and so the model the later stages evaluate (the source's for `--points all`).
+//! - [`evaluate`]: takes that model, the clips and their rows; gives [`evaluate::Posed`]:
+//!   the rig, the rest pose (size-guarded), the column order, every row's pose (root
+//!   motion taken out) and the clip entries; `--loop-rows` appends rows to it.
+//! - [`bounds`]: takes every row's pose; gives the box the positions are quantized
+//!   against, and which clips loop.
+//! - [`measure`]: takes the source model and the posed rows; gives the decimation's
+//!   error (a bone bake measures its stored matrices, after pack).
+//! - [`pack`]: takes the posed rows, the layout and the quantizing; gives the staged
+//!   texture, [`pack::PackedTexture`] (a bone bake's: [`pack::Matrices`]).
+//! - [`encode`]: takes what the stages made ([`encode::Made`], [`encode::BoneMade`]);
+//!   gives [`encode::Encoded`]: the rest mesh, other tools' files and the description, as bytes.
+//! - [`write`](mod@write): takes the staged texture and the encoded files; gives the files'
+//!   paths, all renamed into place together.
+//!
 //! The vertex bake (`crate::bake::vertices`) and the bone bake (`crate::bake::bones`) are
-//! recipes over these stages; `verify` reaches them through [`crate::bake::vertices::evaluate_fresh`].
-//! A stage knows its inputs and outputs, never the stage after it.
+//! recipes over these stages, each stage entered through a [`Clock`] as a [`Stage`];
+//! `verify` reaches them through its one entry, [`crate::bake::fresh`]. A stage knows
+//! its inputs and outputs, never the stage after it.
 
 pub(crate) mod bounds;
 pub(crate) mod clips;
@@ -16,8 +37,8 @@ pub(crate) mod measure;
 pub(crate) mod pack;
 pub(crate) mod write;
 
-// What the stages share: the evaluation kernels, the rest-mesh writers, other tools'
-// files, and the playback features each applied in its stage.
+// What the stages share: the evaluation kernels, the rest-mesh writers, the bone
+// bake's palette, other tools' files, and the playback features each applied in its stage.
 pub(crate) mod bones_mesh;
 pub(crate) mod bones_palette;
 pub(crate) mod export;

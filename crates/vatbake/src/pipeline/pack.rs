@@ -1,5 +1,11 @@
 //! Pack: every row evaluated again, in full, straight into 16-bit texels, delta-encoded
-//! and compressed into the staged texture file as they come.
+//! and compressed into the staged texture file as they come (a 16-bit PNG is made in
+//! memory); for a bone bake, every row's joint matrices as float texels.
+//!
+//! Owns: the texture file (the only stage that makes texels and stages the texture),
+//! its container, deltas and layers, the plain texels kept for other tools' files,
+//! and the pack timings' three parts. Must not touch: the rest mesh, the
+//! description, the other files, the poses (it reads them).
 
 use std::time::Instant;
 

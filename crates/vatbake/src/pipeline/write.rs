@@ -1,4 +1,7 @@
 //! Write: the staged files renamed into place together, all or nothing.
+//!
+//! Owns: the order the files are staged in (the description last: the set's mark)
+//! and their renaming into place. Must not touch: the files' bytes.
 
 use std::path::PathBuf;
 
