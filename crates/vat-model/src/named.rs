@@ -1,6 +1,6 @@
 //! Closed sets of names: `--format`, `--target`, `--mode` and the other choices a setting
 //! or the description takes. Each is an enum deriving its names once with `strum`
-//! (`EnumIter`, `IntoStaticStr`, `Display`); [`parse`] and [`named_from_str!`] turn text
+//! (`EnumIter`, `IntoStaticStr`, `Display`); [`parse`] and [`named_from_str!`](crate::named_from_str) turn text
 //! back into one with the error every such setting gives, listing every name.
 
 /// The member of `T` named `text`, or an error listing every name (`what`: "a target").

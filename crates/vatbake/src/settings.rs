@@ -283,6 +283,9 @@ pub const SMALLEST_ZSTD_LEVEL: i32 = 19;
 /// let settings = options.settings("fixtures/Fox/Fox.glb".into(), "out".into()).unwrap();
 /// assert_eq!((settings.name.as_str(), settings.fps), ("Fox", 30.0));
 /// ```
+// The field comments are `vatbake bake --help` as a terminal shows it (`<name>`,
+// `clips[i]`), not markdown, so rustdoc's markup lints do not apply to them.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]

@@ -1,6 +1,6 @@
 //! The bake: its entry points, its report, and its two recipes over the pipeline's
-//! stages: a vertex bake ([`vertices`]) or a bone bake ([`bones`]), by `--mode`; and
-//! `verify`'s entry into the same stages ([`fresh`]), up to evaluate, nothing written.
+//! stages: a vertex bake (`vertices.rs`) or a bone bake (`bones.rs`), by `--mode`; and
+//! `verify`'s entry into the same stages (`fresh.rs`), up to evaluate, nothing written.
 
 pub(crate) mod bones;
 pub(crate) mod fresh;
