@@ -5,26 +5,93 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The zstd command-line tool: an independent inflater for the KTX2 level (vat-ktx2's
-# tests require it when VAT_REQUIRE_ZSTD is set, as here).
-if ! command -v zstd >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq zstd >/dev/null
-fi
+# Wall time per stage, printed at the end (also when a stage fails), so that a CI log
+# says where the time went. `stage NAME` ends the stage running and starts NAME.
+stage_names=() stage_secs=() stage_name="" stage_start=$SECONDS run_start=$SECONDS
+stage() {
+  if [ -n "$stage_name" ]; then
+    stage_names+=("$stage_name") stage_secs+=($((SECONDS - stage_start)))
+  fi
+  stage_name=$1 stage_start=$SECONDS
+}
+
+# What a fresh machine lacks, installed by one apt-get call in the background while cargo
+# compiles: zstd (an independent inflater for the KTX2 level: vat-ktx2's tests require it
+# when VAT_REQUIRE_ZSTD is set, as here), Chromium (tests/browser), and Godot 3 (Debian's
+# godot3, 3.2.3: the X11 build) on a virtual display (Xvfb) with Mesa's software OpenGL
+# (llvmpipe) for tests/browser/godot.test.mjs. Then the pinned node packages (npm ci).
+missing=()
+command -v zstd >/dev/null || missing+=(zstd)
+if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then missing+=(chromium); fi
+command -v godot3 >/dev/null || missing+=(godot3)
+command -v Xvfb >/dev/null || missing+=(xvfb)
+dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || missing+=(libgl1-mesa-dri)
+setup_log=$(mktemp)
+setup() {
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "apt-get install ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  local dir
+  for dir in tests/js runtimes/three tests/browser; do
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  done
+}
+setup >"$setup_log" 2>&1 &
+setup_pid=$!
+setup_wait() {  # once: wait for the background setup, show its output, fail if it failed
+  [ -n "$setup_pid" ] || return 0
+  local status=0
+  wait "$setup_pid" || status=$?
+  setup_pid=""
+  cat "$setup_log"
+  rm -f "$setup_log"
+  if [ $status -ne 0 ]; then
+    echo "tests/run.sh: setup (apt-get install ${missing[*]:-nothing}; npm ci) failed" >&2
+    return $status
+  fi
+}
+
+finish() {
+  local status=$?
+  setup_wait >/dev/null 2>&1 || true  # never leave apt-get or npm running behind us
+  stage ""
+  echo "tests/run.sh stage times (s):"
+  local i
+  for i in "${!stage_names[@]}"; do printf '  %-18s %5d\n' "${stage_names[$i]}" "${stage_secs[$i]}"; done
+  printf '  %-18s %5d%s\n' total $((SECONDS - run_start)) "$([ $status -eq 0 ] || echo "  (failed, exit $status)")"
+}
+trap finish EXIT
+
+# Every test target compiled first (one build of the tree the later steps share), so
+# that the background setup has the compile time to finish in.
+stage test-build
+cargo test --workspace --locked --no-run
+stage setup-wait
+setup_wait
+stage test-run
 VAT_REQUIRE_ZSTD=1 cargo test --workspace --locked
 
 # Every crate packages on its own (metadata, readme, and no file from outside its folder,
 # such as the alias table vat-audit embeds): what a publish would upload, not built
 # (about 15 seconds). The build-script example is not published.
+stage package
 cargo package --no-verify --allow-dirty --locked --workspace --exclude vatbake-example-build-rs --quiet
 
 # The API docs build warning-free (every crate has #![warn(missing_docs)]).
+stage doc
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked --quiet
 
+# The binary the node checks run: vatbake on its own features (without the workspace's
+# dev-dependencies), which is what `cargo install` builds next.
+stage build
 cargo build -p vatbake --locked --quiet
 export VATBAKE_BIN="$PWD/target/debug/vatbake"
 
 # The library in a build script (crates/vatbake/examples/build_rs): the Fox is baked when
 # the example is built, and the binary prints what the embedded description says.
+stage build-rs-example
 example=$(cargo run -p vatbake-example-build-rs --locked --quiet)
 echo "$example"
 case "$example" in
@@ -34,6 +101,7 @@ esac
 
 # The README's install line. --debug reuses the build above; a release install on a fresh
 # machine compiles every dependency again (minutes) and tests nothing more.
+stage install
 install_root=$(mktemp -d)
 cargo install --path crates/vatbake --locked --debug --root "$install_root" --quiet
 "$install_root/bin/vatbake" --version | grep -q '^vatbake '
@@ -41,24 +109,17 @@ cargo install --path crates/vatbake --locked --debug --root "$install_root" --qu
 test -s "$install_root/out/SimpleSkin.vat.json" && test -s "$install_root/out/SimpleSkin.vat.ktx2"
 echo "installed $("$install_root/bin/vatbake" --version): bake exit 0"
 rm -rf "$install_root"
-npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
+
+stage node-js
 npm test --prefix tests/js
 
 # The three.js runtime package (runtimes/three, @vatbake/three): its own tests in node,
 # no browser (a few seconds); tests/browser below draws it.
-npm ci --prefix runtimes/three --no-audit --no-fund --loglevel=error
+stage node-three
 npm test --prefix runtimes/three
 
 # three.js playback in headless Chromium through the runtime package (tests/browser:
 # playback, the package's features, the bake-side features, other engines' players,
 # Godot 3): about two minutes (113 s in CI).
-if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then
-  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
-fi
-# Godot 3 (Debian's godot3, 3.2.3: the X11 build) on a virtual display (Xvfb) with Mesa's
-# software OpenGL (llvmpipe): tests/browser/godot.test.mjs renders the --target godot bake in it.
-if ! command -v godot3 >/dev/null || ! command -v Xvfb >/dev/null || ! dpkg -s libgl1-mesa-dri >/dev/null 2>&1; then
-  apt-get update -qq && apt-get install -y -qq godot3 xvfb libgl1-mesa-dri >/dev/null
-fi
-npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+stage node-browser
 npm test --prefix tests/browser

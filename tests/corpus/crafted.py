@@ -1,6 +1,6 @@
 """Writes the hand-made models of tests/corpus/ (found by reading the loader, not by
 the fuzzer): python3 tests/corpus/crafted.py. Each is small and asks for far more than
-it holds; tests/corpus.rs lists the message each must end with.
+it holds; crates/vatbake/tests/corpus.rs lists the message each must end with.
 """
 import base64, json, struct, pathlib
 

@@ -52,44 +52,109 @@ const fn gltf_space(name: &'static str, handedness: Handedness, container: Optio
     }
 }
 
-/// Every engine with its conventions; `three` first.
-pub const CONVENTIONS: [Convention; 6] = [
-    gltf_space("three", Handedness::Right, None),
-    // Babylon's glTF loader keeps the vertex data as glTF has it and puts a `__root__`
-    // node above (rotation 180° about Y, scaling z by −1) that turns the scene
-    // left-handed; a shader writing object-space positions sits under that node.
-    gltf_space("babylon", Handedness::RightUnderRoot, None),
-    gltf_space("playcanvas", Handedness::Right, None),
-    // Godot is glTF's space (right-handed, +Y up, metres); its Image has no 16-bit
-    // unorm format and loads PNGs at 8 bits, so the texels go into a 32-bit float EXR.
-    gltf_space("godot", Handedness::Right, Some(TargetContainer::Exr)),
-    // Unity's glTF importers (glTFast, UnityGLTF) negate x; Unity's v = 0 is the image's bottom.
-    Convention {
-        name: "unity",
-        axes: [(0, true), (1, false), (2, false)],
-        scale: 1.0,
-        up: Axis::PlusY,
-        handedness: Handedness::Left,
-        units: Units::Metres,
-        uv_origin: UvOrigin::Bottom,
-        container: Some(TargetContainer::Exr),
-    },
-    // Unreal's glTF importer maps (x, y, z) to (x, z, y) and metres to centimetres.
-    Convention {
-        name: "unreal",
-        axes: [(0, false), (2, false), (1, false)],
-        scale: 100.0,
-        up: Axis::PlusZ,
-        handedness: Handedness::Left,
-        units: Units::Centimetres,
-        uv_origin: UvOrigin::Top,
-        container: Some(TargetContainer::Exr),
-    },
-];
+/// The engine a bake is for (`--target`): the registry of engines, each with its
+/// [`Convention`]. Adding one is a member here, its arm in [`Target::convention`] and its
+/// page in docs/targets/ (crates/vat-export/README.md, "Adding a target or a format").
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::Display,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[strum(serialize_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
+    #[default]
+    Three,
+    /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
+    Babylon,
+    /// PlayCanvas (right-handed, Y up, metres).
+    Playcanvas,
+    /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
+    Godot,
+    /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
+    Unity,
+    /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
+    Unreal,
+}
 
-/// The conventions of `name`, or `None` for a name no engine has.
-pub fn convention(name: &str) -> Option<Convention> {
-    CONVENTIONS.iter().copied().find(|c| c.name == name)
+vat_model::named_from_str!(Target, "a target");
+
+impl Target {
+    /// The name `--target` takes and the description's `target` record holds.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The engine's conventions, as its glTF importer leaves a mesh.
+    pub fn convention(self) -> Convention {
+        let name = self.as_str();
+        match self {
+            Target::Three => gltf_space(name, Handedness::Right, None),
+            // Babylon's glTF loader keeps the vertex data as glTF has it and puts a `__root__`
+            // node above (rotation 180° about Y, scaling z by −1) that turns the scene
+            // left-handed; a shader writing object-space positions sits under that node.
+            Target::Babylon => gltf_space(name, Handedness::RightUnderRoot, None),
+            Target::Playcanvas => gltf_space(name, Handedness::Right, None),
+            // Godot is glTF's space (right-handed, +Y up, metres); its Image has no 16-bit
+            // unorm format and loads PNGs at 8 bits, so the texels go into a 32-bit float EXR.
+            Target::Godot => gltf_space(name, Handedness::Right, Some(TargetContainer::Exr)),
+            // Unity's glTF importers (glTFast, UnityGLTF) negate x; Unity's v = 0 is the image's bottom.
+            Target::Unity => Convention {
+                name,
+                axes: [(0, true), (1, false), (2, false)],
+                scale: 1.0,
+                up: Axis::PlusY,
+                handedness: Handedness::Left,
+                units: Units::Metres,
+                uv_origin: UvOrigin::Bottom,
+                container: Some(TargetContainer::Exr),
+            },
+            // Unreal's glTF importer maps (x, y, z) to (x, z, y) and metres to centimetres.
+            Target::Unreal => Convention {
+                name,
+                axes: [(0, false), (2, false), (1, false)],
+                scale: 100.0,
+                up: Axis::PlusZ,
+                handedness: Handedness::Left,
+                units: Units::Centimetres,
+                uv_origin: UvOrigin::Top,
+                container: Some(TargetContainer::Exr),
+            },
+        }
+    }
+
+    /// Its line in `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            Target::Three => "glTF's space (+Y up, right-handed, metres), the bake's own files",
+            Target::Babylon => "Babylon.js, glTF's space under its loader's __root__ node; a target record",
+            Target::Playcanvas => "PlayCanvas, glTF's space; a target record",
+            Target::Godot => "Godot, glTF's space; a target record and <name>-godot.exr",
+            Target::Unity => "Unity, x negated, uv origin at the bottom; a target record and <name>-unity.exr",
+            Target::Unreal => "Unreal Engine, (x, z, y) × 100 in centimetres; a target record and <name>-unreal.exr",
+        }
+    }
+
+    /// The description records the engine's space (a `target` record): every engine but
+    /// three, whose space and files are the bake's own.
+    pub fn has_record(self) -> bool {
+        self != Target::Three
+    }
+
+    /// The engine gets a file of its own, the texels converted (`<name>-<target>.<container>`).
+    pub fn has_file(self) -> bool {
+        self.convention().container.is_some()
+    }
 }
 
 impl Convention {
@@ -174,7 +239,8 @@ mod tests {
     fn every_target_lands_on_the_bakes_positions_once_converted_back() {
         let owned = test_bake::owned();
         let baked = owned.baked();
-        for convention in CONVENTIONS {
+        for target in <Target as strum::IntoEnumIterator>::iter() {
+            let convention = target.convention();
             let converted = convert(&baked, &convention);
             for point in 0..baked.points() {
                 for row in 0..baked.rows {

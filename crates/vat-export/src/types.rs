@@ -35,15 +35,35 @@ pub struct Baked<'a> {
 }
 
 /// One clip's rows.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ClipSpan {
     pub name: String,
+    /// The game slot the clip fills, if any.
+    pub slot: Option<String>,
     /// First global row.
     pub row: usize,
     /// Rows (≥ 1).
     pub rows: usize,
     /// Seconds from the first row to the last.
     pub duration: f32,
+    /// Rows per second: row k shows time k / rate.
+    pub rate: f32,
+    /// The clip ends where it starts.
+    pub looping: bool,
+}
+
+/// A bone bake, as plain data: what a format of joint matrices takes.
+pub struct BakedBones<'a> {
+    /// Stem of the output files.
+    pub name: &'a str,
+    /// Who wrote the files (`vatbake 0.1.0`), where a format has room for it.
+    pub generator: &'a str,
+    /// Every row's matrices, in texture order (matrix `j` in texels `4j .. 4j + 4`).
+    pub rows: &'a [Vec<glam::Mat4>],
+    /// The clips, in row order.
+    pub clips: &'a [ClipSpan],
+    /// The rest mesh's file name, which the player skins with the matrices.
+    pub mesh_file: &'a str,
 }
 
 impl Baked<'_> {
@@ -166,8 +186,8 @@ pub(crate) mod test_bake {
             rest: vec![Vec3::new(0.5, 0.0, -0.5), Vec3::new(0.0, 1.0, 0.0)],
             uv0: vec![Vec2::new(0.25, 0.5), Vec2::new(0.75, 0.125)],
             clips: vec![
-                ClipSpan { name: "walk".into(), row: 0, rows: 2, duration: 1.0 / 30.0 },
-                ClipSpan { name: "pose".into(), row: 2, rows: 1, duration: 1.0 / 30.0 },
+                ClipSpan { name: "walk".into(), row: 0, rows: 2, duration: 1.0 / 30.0, ..Default::default() },
+                ClipSpan { name: "pose".into(), row: 2, rows: 1, duration: 1.0 / 30.0, ..Default::default() },
             ],
         }
     }

@@ -1,6 +1,7 @@
 //! Plain data shared by the vatbake stages.
 //!
-//! The bake is a straight line: load → decimate → evaluate → bounds → pack → encode → write.
+//! The bake is a straight line: load → clips → decimate → evaluate → bounds → measure → pack →
+//! encode → write (docs/ARCHITECTURE.md).
 //! The stages meet only in these types: a [`Model`] (points, triangles, node
 //! hierarchy, skins, morph targets, clips) comes out of the loader, [`ClipRows`]
 //! says when each row of a clip is sampled, and the [`Layout`] says, in one place,

@@ -4,10 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use vatbake::settings::{
-    BakeOptions, BakeSettings, OutputFormat, PointBudget, Target, TextureFormat, DEFAULT_FPS, DEFAULT_MAX_WIDTH,
-    DEFAULT_ZSTD_LEVEL,
-};
+use vatbake::settings::{BakeOptions, BakeSettings};
 use vatbake::{AuditSettings, Error};
 
 use vatbake::slots::Aliases;
@@ -110,6 +107,8 @@ impl From<&OutputArgs> for Output {
     }
 }
 
+/// `vatbake bake`: the model, the folder, the bake's options (declared once, with the
+/// roster's keys, in [`BakeOptions`]) and what concerns this run alone.
 #[derive(Args, Debug)]
 pub struct BakeArgs {
     /// The model: .glb, or .gltf with its .bin files or data URIs.
@@ -117,124 +116,8 @@ pub struct BakeArgs {
     /// Output folder (created if missing).
     #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
     pub out_dir: PathBuf,
-    /// Rows per second to sample each clip at.
-    #[arg(long, default_value_t = DEFAULT_FPS)]
-    pub fps: f32,
-    /// Cap on rows per clip; longer clips are resampled evenly (their duration and rate are recorded).
-    #[arg(long, value_name = "N")]
-    pub max_frames: Option<u32>,
-    /// Widest texture to write; more points wrap into bands (WebGL in headless Chromium: 8192; many phones: 4096).
-    #[arg(long, default_value_t = DEFAULT_MAX_WIDTH, value_name = "TEXELS")]
-    pub max_width: u32,
-    /// Point budget: decimate to at most N points, nearby points merged, never across a uv seam or a
-    /// material (the texture has one column per point); "all" bakes every point.
-    /// [default: 4000, raised to the fewest points that keep every uv island when that is more]
-    #[arg(long, value_name = "N|all")]
-    pub points: Option<PointBudget>,
-    /// Bake only these clips, by name (unnamed clips are "animation_<index>"), in this order.
-    #[arg(long, value_delimiter = ',', value_name = "A,B")]
-    pub clips: Option<Vec<String>>,
-    /// Stem of the output file names (default: the input's file stem).
-    #[arg(long, value_name = "STEM")]
-    pub name: Option<String>,
-    /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes).
-    #[arg(long, default_value_t = DEFAULT_ZSTD_LEVEL, value_name = "LEVEL", allow_negative_numbers = true)]
-    pub zstd_level: i32,
-    /// The smallest texture, for release builds: Zstandard level 19 with long-distance matching over a
-    /// 128 MiB window (slower to bake; any KTX2 reader still decodes it).
-    #[arg(long, conflicts_with = "zstd_level")]
-    pub smallest: bool,
-    /// Texture file format: ktx2, or png, a 16-bit fallback for tools that cannot read KTX2.
-    #[arg(long, default_value = "ktx2", value_name = "ktx2|png")]
-    pub texture_format: TextureFormat,
-    /// Scene to bake (default: the file's default scene).
-    #[arg(long, value_name = "INDEX")]
-    pub scene: Option<usize>,
-    /// Bake even when the evaluated mesh is far from the size its skeleton gives it in the bind pose.
-    #[arg(long)]
-    pub no_size_guard: bool,
-    /// Joint influences kept per point, the strongest, renormalized (1–8; default: every one the file has).
-    /// 4 bakes what a runtime that reads only JOINTS_0/WEIGHTS_0 (three.js's SkinnedMesh) shows.
-    #[arg(long, value_name = "N")]
-    pub max_influences: Option<usize>,
-    /// Alias table (TOML) of the game's slots and the clip names each accepts; replaces the built-in table.
-    #[arg(long, value_name = "FILE")]
-    pub aliases: Option<PathBuf>,
-    /// Make clip-name warnings errors: unassigned or unnamed clips, two clips for one slot, lookalikes, the fallback.
-    #[arg(long)]
-    pub strict: bool,
-    /// Merge every set of animations with the same time range and no shared node property into one
-    /// clip, whatever their names (default: only animations of one take split per node, or unnamed ones).
-    #[arg(long, conflicts_with = "no_merge_clips")]
-    pub merge_clips: bool,
-    /// Keep every source animation its own clip, even one take split into one animation per node.
-    #[arg(long)]
-    pub no_merge_clips: bool,
-    /// Which point each texture column holds: spatial (the points sorted along a Z-order curve through
-    /// their rest positions: a smaller texture) or source (column i is vertex i). TEXCOORD_1 follows either way.
-    #[arg(long, default_value = "spatial", value_name = "spatial|source")]
-    pub column_order: vat_model::ColumnOrder,
-    /// Store each clip's rows as differences down the clip: row (each row minus the one before) or second
-    /// (that twice over), for a much smaller texture; the player undoes it on load with running sums
-    /// (texture.delta in the description, docs/FORMAT.md). none: the texels as a shader reads them,
-    /// for players that cannot undo it. [default: second; none with --texture-format png]
-    #[arg(long, value_name = "none|row|second")]
-    pub delta: Option<vatbake::delta::Delta>,
-    /// Keep positions only this close (model units): each axis snapped to the coarsest power-of-two grid of
-    /// 16-bit steps within the distance, for a smaller texture. The texels stay 16-bit; the description
-    /// records the grid and the largest error measured. [default: every step]
-    #[arg(long, value_name = "DIST", conflicts_with = "bits", allow_negative_numbers = true)]
-    pub tolerance: Option<f32>,
-    /// Keep N significant bits per position axis (1–16), the low bits of each 16-bit value zero.
-    /// [default: 16]
-    #[arg(long, value_name = "N")]
-    pub bits: Option<u32>,
-    /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
-    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body: float EXRs of offsets and normal
-    /// quaternions, Houdini's data JSON, mesh; all clips as one frame range) or playcanvas (the engine's .vat).
-    /// babylon: <name>.babylon.json, the data Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON
-    /// reads, with each clip's frame range (a bone bake: implies --mode bones).
-    #[arg(long, default_value = "vatbake", value_name = "vatbake|openvat|vat3|playcanvas|babylon")]
-    pub format: OutputFormat,
-    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres; the default files). babylon,
-    /// playcanvas, godot, unity, unreal: a target record in the description, and for godot, unity and unreal
-    /// <name>-<target>.exr with the texels in that engine's space (docs/targets/).
-    #[arg(long, default_value = "three", value_name = "three|babylon|playcanvas|godot|unity|unreal")]
-    pub target: Target,
-    /// For each looping clip, append a copy of its first row after its last (unless it already ends on it),
-    /// so a player interpolating between rows wraps with no jump (clips[i].loop_row).
-    #[arg(long)]
-    pub loop_rows: bool,
-    /// Record these joints' world transforms (position + rotation quaternion) on every row, for attaching
-    /// things without a skeleton (the description's sockets).
-    #[arg(long, value_delimiter = ',', value_name = "JOINT,JOINT")]
-    pub sockets: Option<Vec<String>>,
-    /// What to do with the root's horizontal motion: keep it in the texels, extract it (play in place,
-    /// the motion recorded per row) or zero it; CLIP=MODE overrides one clip (e.g. extract,Idle=keep).
-    /// The root is the skin's skeleton node, else its joints' common ancestor.
-    #[arg(long, value_name = "MODE[,CLIP=MODE]")]
-    pub root_motion: Option<vatbake::settings::RootMotionChoice>,
-    /// Largest texture, WIDTHxHEIGHT: more points wrap into bands (as --max-width), and a texture taller
-    /// than HEIGHT is split into KTX2 array layers of at most HEIGHT rows.
-    #[arg(long, value_name = "WxH", conflicts_with_all = ["max_width", "device"])]
-    pub max_size: Option<vatbake::settings::MaxSize>,
-    /// A target's size bound and GPU memory budget: web (8192x8192, 128 MiB), mobile (4096x4096, 32 MiB)
-    /// or desktop (16384x16384, 512 MiB).
-    #[arg(long, value_name = "web|mobile|desktop")]
-    pub device: Option<vatbake::settings::Device>,
-    /// Warn when a unit's texture takes more GPU memory (raw texel bytes) than this, e.g. 64MiB.
-    #[arg(long, value_name = "BYTES", value_parser = vatbake::settings::parse_bytes)]
-    pub gpu_budget: Option<u64>,
-    /// Where the normals go: packed (octahedral 8+8 in the alpha), separate (octahedral 16+16 in their own
-    /// array layers) or none (the alpha holds 0; the player uses rest or flat normals).
-    #[arg(long, value_name = "packed|separate|none")]
-    pub normals: Option<vatbake::settings::NormalsMode>,
-    /// What the texture holds: vertices (every point on every row) or bones (every joint's matrix on every
-    /// row, 32-bit floats; the rest mesh keeps its joints and weights and the player skins it: far fewer
-    /// texels for a detailed character; morph-target animation cannot be a bone bake). [default: vertices;
-    /// bones with --format babylon]
-    #[arg(long, value_name = "vertices|bones")]
-    pub mode: Option<vatbake::BakeMode>,
+    #[command(flatten)]
+    pub options: BakeOptions,
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
@@ -246,42 +129,11 @@ pub struct BakeArgs {
 }
 
 impl BakeArgs {
-    /// The flags as options, checked once by [`BakeOptions::settings`].
+    /// The flags as settings, checked once by [`BakeOptions::settings`].
     pub fn into_settings(self) -> Result<BakeSettings, Error> {
-        let options = BakeOptions {
-            fps: Some(self.fps),
-            max_frames: self.max_frames,
-            max_width: Some(self.max_width),
-            points: self.points,
-            clips: self.clips,
-            name: self.name,
-            zstd_level: (!self.smallest).then_some(self.zstd_level),
-            smallest: self.smallest,
-            texture_format: Some(self.texture_format),
-            scene: self.scene,
-            no_size_guard: self.no_size_guard,
-            max_influences: self.max_influences,
-            aliases: self.aliases,
-            strict: self.strict,
-            merge_clips: self.merge_clips,
-            no_merge_clips: self.no_merge_clips,
-            durable: self.durable,
-            column_order: Some(self.column_order),
-            delta: self.delta,
-            tolerance: self.tolerance,
-            bits: self.bits,
-            format: Some(self.format),
-            target: Some(self.target),
-            loop_rows: self.loop_rows,
-            sockets: self.sockets,
-            root_motion: self.root_motion,
-            max_size: self.max_size,
-            device: self.device,
-            normals: self.normals,
-            gpu_budget: self.gpu_budget,
-            mode: self.mode,
-        };
-        options.settings(self.input, self.out_dir)
+        let mut settings = self.options.settings(self.input, self.out_dir)?;
+        settings.durable = self.durable;
+        Ok(settings)
     }
 }
 
@@ -512,5 +364,130 @@ mod tests {
         for name in ["bake", "roster", "audit", "inspect", "verify", "preview"] {
             assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
         }
+    }
+
+    /// The help of `vatbake bake --LONG`.
+    fn bake_help(long: &str) -> String {
+        let cli = Cli::command();
+        let bake = cli.find_subcommand("bake").unwrap();
+        let arg = bake.get_arguments().find(|a| a.get_long() == Some(long)).unwrap_or_else(|| panic!("no --{long}"));
+        arg.get_help().map(ToString::to_string).unwrap_or_default()
+    }
+
+    /// The first word of the default column of `--LONG`'s row in docs/CLI.md's bake table.
+    fn documented_default(long: &str) -> String {
+        let doc = include_str!("../../../docs/CLI.md");
+        let section = doc.split("## `vatbake bake`").nth(1).unwrap().split("\n## ").next().unwrap();
+        // Cells split at the bars that are not escaped (`N\|all`).
+        let cells = |row: &str| row.replace("\\|", "/").split('|').map(|c| c.trim().to_string()).collect::<Vec<_>>();
+        let row = section
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(cells)
+            .find(|cells| cells[1].split([' ', ',']).any(|w| w == format!("`--{long}")))
+            .unwrap_or_else(|| panic!("docs/CLI.md's bake table has no row for --{long}"));
+        let cell = &row[2];
+        cell.trim_start_matches('`').split(['`', ' ', '(']).next().unwrap().to_string()
+    }
+
+    #[test]
+    fn bake_defaults_in_help_and_docs_cli_md_are_the_code_defaults() {
+        let s = BakeOptions::default().settings("unit.glb".into(), "out".into()).unwrap();
+        let bits = match s.precision {
+            vatbake::settings::Precision::Full => "16".to_string(),
+            other => panic!("the default grid is every step, not {other:?}"),
+        };
+        let defaults = [
+            ("fps", s.fps.to_string()),
+            ("max-width", s.max_width.to_string()),
+            ("points", s.points.to_string()),
+            ("zstd-level", s.zstd_level.to_string()),
+            ("delta", s.delta.as_str().to_string()),
+            ("format", s.format.as_str().to_string()),
+            ("target", s.target.as_str().to_string()),
+            ("texture-format", s.texture_format.to_string()),
+            ("column-order", s.column_order.as_str().to_string()),
+            ("bits", bits),
+            ("mode", s.mode.as_str().to_string()),
+            ("normals", s.normals.as_str().to_string()),
+            ("root-motion", s.root_motion.default.as_str().to_string()),
+        ];
+        for (long, code) in defaults {
+            assert_eq!(documented_default(long), code, "docs/CLI.md's default of --{long} is not the code's");
+            let help = bake_help(long);
+            let shown = help.split("[default: ").nth(1).map(|d| d.split([']', ',', ';']).next().unwrap());
+            match shown {
+                Some(shown) => assert_eq!(shown, code, "`vatbake bake --help`'s default of --{long} is not the code's"),
+                None => assert!(
+                    ["normals", "root-motion"].contains(&long),
+                    "`vatbake bake --help` shows no [default: …] for --{long}: {help}"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn format_and_target_help_name_every_choice() {
+        for format in <vatbake::settings::OutputFormat as strum::IntoEnumIterator>::iter() {
+            assert!(bake_help("format").contains(format.as_str()), "--format's help leaves out {format}");
+        }
+        for target in <vatbake::settings::Target as strum::IntoEnumIterator>::iter() {
+            assert!(bake_help("target").contains(target.as_str()), "--target's help leaves out {target}");
+        }
+    }
+
+    /// The keys a roster unit takes: `BakeOptions`' fields, as serde lists them when it
+    /// meets a key it does not know.
+    fn roster_keys() -> BTreeSet<String> {
+        let error = toml::from_str::<BakeOptions>("no_such_key = 1").unwrap_err();
+        let message = error.message();
+        let expected = message.split("expected one of").nth(1).unwrap_or_else(|| panic!("{message}"));
+        expected.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn every_bake_option_is_one_flag_and_one_roster_key_of_one_name() {
+        let options = <BakeOptions as clap::Args>::augment_args(clap::Command::new("options"));
+        let mut flags = BTreeSet::new();
+        for arg in options.get_arguments() {
+            let id = arg.get_id().as_str();
+            assert_eq!(arg.get_long(), Some(id.replace('_', "-").as_str()), "the flag of {id} is not its name");
+            flags.insert(id.to_string());
+        }
+        assert_eq!(flags, roster_keys(), "clap's and serde's options disagree");
+    }
+
+    #[test]
+    fn every_other_bake_flag_is_decided_by_the_roster() {
+        let keys = roster_keys();
+        let dir = tempfile::tempdir().unwrap();
+        let roster = dir.path().join("roster.toml");
+        for long in in_help("bake").into_iter().filter(|long| !keys.contains(&long.replace('-', "_"))) {
+            let key = long.replace('-', "_");
+            std::fs::write(&roster, format!("output = \"out\"\n[[unit]]\nsource = \"a.glb\"\n{key} = true\n")).unwrap();
+            let error = vatbake::roster::read(&roster, None).expect_err(&long).to_string();
+            assert!(error.contains(&format!("\"{key}\" is decided by the roster")), "--{long}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_flag_given_at_its_default_value_is_given() {
+        let options = |flags: &[&str]| {
+            let args = ["vatbake", "bake", "unit.glb", "-o", "out"].iter().chain(flags);
+            match Cli::try_parse_from(args).unwrap().command {
+                Command::Bake(bake) => bake.options,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(options(&[]), BakeOptions::default());
+        let given = options(&["--max-width", "16384", "--fps", "30", "--zstd-level", "5", "--format", "vatbake"]);
+        assert_eq!(
+            (given.max_width, given.fps, given.zstd_level, given.format),
+            (Some(16_384), Some(30.0), Some(5), Some(vatbake::settings::OutputFormat::Vatbake))
+        );
+        // A width beside --max-size's is refused, the default's value too (clap's words
+        // on the command line; BakeOptions::settings' from a roster).
+        let both = ["vatbake", "bake", "unit.glb", "-o", "out", "--max-size", "4096x4096", "--max-width", "16384"];
+        assert_eq!(Cli::try_parse_from(both).unwrap_err().kind(), clap::error::ErrorKind::ArgumentConflict);
     }
 }

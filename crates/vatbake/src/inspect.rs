@@ -268,7 +268,7 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
     // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
     let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
     let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * texel_bytes;
-    let gpu_bytes = crate::pipeline::layers::gpu_bytes(&d);
+    let gpu_bytes = crate::features::layers::gpu_bytes(&d);
     let on_disk = crate::shipped::exports::sizes_on_disk(folder, &d.exports);
     let exports = d
         .exports

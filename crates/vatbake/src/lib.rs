@@ -10,7 +10,8 @@
 //! cancellation go through a [`Watch`].
 //!
 //! What it must not do or depend on: print, exit the process, read the command line
-//! (no clap), or keep global state beyond the list of temporary files an interrupt
+//! (clap only derives [`BakeOptions`]' flags, behind the `cli` feature the binary
+//! needs: `default-features = false` builds the library without it), or keep global state beyond the list of temporary files an interrupt
 //! handler may remove ([`staging::remove_unfinished`]). The stage crates (`vat-gltf`,
 //! `vat-skin`, `vat-decimate`, `vat-bounds`, `vat-ktx2`, `vat-audit`) never depend on
 //! it; the binary does, and only it turns results into text and exit codes.
@@ -26,11 +27,10 @@
 #![warn(missing_docs)]
 
 pub mod audit;
-mod babylon;
 pub mod bake;
-mod choice;
 pub mod delta;
 pub mod error;
+mod features;
 mod findings;
 pub mod inspect;
 mod pipeline;

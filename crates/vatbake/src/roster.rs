@@ -235,7 +235,7 @@ fn target_ok(
     file_ok: impl Fn(&str, Option<u64>, &Option<String>) -> bool,
 ) -> bool {
     match &description.target {
-        None => settings.target == crate::settings::Target::Three,
+        None => !settings.target.has_record(),
         Some(target) => {
             target.name == settings.target.as_str()
                 && (target.sha256.is_none() || file_ok(&target.texture, None, &target.sha256))
@@ -443,7 +443,7 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
             result.points = Some(d.points);
             result.rows = Some(d.rows);
             result.texture_bytes = Some(d.texture.bytes);
-            result.gpu_bytes = Some(crate::pipeline::layers::gpu_bytes(&d));
+            result.gpu_bytes = Some(crate::features::layers::gpu_bytes(&d));
             result.mesh_bytes = std::fs::metadata(out_dir.join(&d.mesh.file)).ok().map(|m| m.len());
         }
         Err(e) => result.error = Some(Error::from(e).message),
@@ -664,4 +664,40 @@ fn last_bake(roster: &Roster, unit: &Unit) -> Result<(BakeSettings, PathBuf), Er
         )));
     }
     Ok((settings, description))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys a unit's settings take: [`BakeOptions`]' fields, as serde lists them
+    /// when it meets a key it does not know.
+    fn option_keys() -> BTreeSet<String> {
+        let error = toml::from_str::<BakeOptions>("no_such_key = 1").unwrap_err();
+        let message = error.message();
+        let expected = message.split("expected one of").nth(1).unwrap_or_else(|| panic!("{message}"));
+        expected.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn docs_roster_md_lists_every_key_and_no_other() {
+        let doc = include_str!("../../../docs/ROSTER.md");
+        let list = doc.split("Every key:").nth(1).expect("docs/ROSTER.md lists the keys after \"Every key:\"");
+        let list = &list[..list.find(".\n").expect("the list ends with a full stop")];
+        let documented: BTreeSet<String> = list.split('`').skip(1).step_by(2).map(str::to_string).collect();
+        let keys = option_keys();
+        assert!(keys.len() > 20 && keys.contains("max_frames"), "{keys:?}");
+        assert_eq!(documented, keys, "docs/ROSTER.md's keys and BakeOptions' fields disagree");
+    }
+
+    #[test]
+    fn a_key_decided_by_the_roster_is_no_option() {
+        let keys = option_keys();
+        for key in RESERVED {
+            assert!(!keys.contains(*key), "\"{key}\" is reserved by the roster and a bake option too");
+        }
+        for key in PATH_KEYS {
+            assert!(keys.contains(*key), "the path key \"{key}\" is no bake option");
+        }
+    }
 }

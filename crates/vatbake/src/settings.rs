@@ -4,14 +4,13 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::choice::named;
 use crate::description;
 use crate::error::Error;
 use crate::slots::Aliases;
 
-pub use crate::pipeline::layers::{parse_bytes, Device, MaxSize};
-pub use crate::pipeline::normals::NormalsMode;
-pub use crate::pipeline::root_motion::{RootMotion, RootMotionChoice};
+pub use crate::features::layers::{parse_bytes, Device, MaxSize};
+pub use crate::features::normals::NormalsMode;
+pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
 
 /// The point budget of a bake when none is given.
 pub const DEFAULT_POINTS: u32 = 4000;
@@ -54,109 +53,11 @@ pub use vat_description::TextureFormat;
 /// What the texture holds (`--mode`); the description's `settings.mode`.
 pub use vat_description::BakeMode;
 
-/// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// The description, the KTX2 (or PNG) texture and the rest mesh alone.
-    #[default]
-    Vatbake,
-    /// Also OpenVAT's 16-bit PNG of offsets, normals PNG, remap JSON and mesh.
-    Openvat,
-    /// Also SideFX Labs VAT 3 soft-body textures, data JSON and mesh.
-    Vat3,
-    /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
-    Playcanvas,
-    /// Also `<name>.babylon.json`, the baked data Babylon.js's
-    /// `VertexAnimationBaker.loadBakedVertexDataFromJSON` reads (a bone bake).
-    Babylon,
-}
-
-impl OutputFormat {
-    /// Every format, in the order `--help` and the errors list them.
-    pub const ALL: [OutputFormat; 5] = [
-        OutputFormat::Vatbake,
-        OutputFormat::Openvat,
-        OutputFormat::Vat3,
-        OutputFormat::Playcanvas,
-        OutputFormat::Babylon,
-    ];
-
-    /// The name `--format` takes and the description records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputFormat::Vatbake => "vatbake",
-            OutputFormat::Openvat => "openvat",
-            OutputFormat::Vat3 => "vat3",
-            OutputFormat::Playcanvas => "playcanvas",
-            OutputFormat::Babylon => "babylon",
-        }
-    }
-}
-
-impl std::str::FromStr for OutputFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&OutputFormat::ALL, OutputFormat::as_str, s, "an output format")
-    }
-}
-
-impl std::fmt::Display for OutputFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The engine a bake is for (`--target`): its axes, handedness, units and uv origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Target {
-    /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
-    #[default]
-    Three,
-    /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
-    Babylon,
-    /// PlayCanvas (right-handed, Y up, metres).
-    Playcanvas,
-    /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
-    Godot,
-    /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
-    Unity,
-    /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
-    Unreal,
-}
-
-impl Target {
-    /// Every target, in the order `--help` and the errors list them.
-    pub const ALL: [Target; 6] =
-        [Target::Three, Target::Babylon, Target::Playcanvas, Target::Godot, Target::Unity, Target::Unreal];
-
-    /// The name `--target` takes.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Target::Three => "three",
-            Target::Babylon => "babylon",
-            Target::Playcanvas => "playcanvas",
-            Target::Godot => "godot",
-            Target::Unity => "unity",
-            Target::Unreal => "unreal",
-        }
-    }
-}
-
-impl std::str::FromStr for Target {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        named(&Target::ALL, Target::as_str, s, "a target")
-    }
-}
-
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// `--format` and `--target`: the registries `vat-export` owns (docs/targets/).
+pub use vat_export::{Format as OutputFormat, Target};
 
 /// Everything one bake needs to know.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BakeSettings {
     /// The model to bake: a `.glb`, or a `.gltf` with its external files.
     pub input: PathBuf,
@@ -196,7 +97,8 @@ pub struct BakeSettings {
     pub strict: bool,
     /// Whether animations split per node are merged back into their take.
     pub merge_clips: vat_gltf::MergeClips,
-    /// Sync the files and the folder to the disk around the renames (`--durable`).
+    /// Sync the files and the folder to the disk around the renames (`--durable`): the
+    /// caller's to set, not a bake option ([`BakeOptions::settings`] leaves it off).
     pub durable: bool,
     /// Which point each texture column holds.
     pub column_order: vat_model::ColumnOrder,
@@ -215,11 +117,11 @@ pub struct BakeSettings {
     /// Joints whose per-row transforms the description records (`--sockets`).
     pub sockets: Vec<String>,
     /// What happens to each clip's root motion (`--root-motion`).
-    pub root_motion: crate::pipeline::root_motion::RootMotionChoice,
+    pub root_motion: crate::features::root_motion::RootMotionChoice,
     /// Tallest texture or array layer (`--max-size`, `--device`); `None`: no bound.
     pub max_height: Option<u32>,
     /// Where the normals go (`--normals`).
-    pub normals: crate::pipeline::normals::NormalsMode,
+    pub normals: crate::features::normals::NormalsMode,
     /// GPU memory per unit warned past, in bytes (`--gpu-budget`, `--device`).
     pub gpu_budget: Option<u64>,
 }
@@ -318,100 +220,168 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 5;
 /// (docs/PERFORMANCE.md, "Texture size").
 pub const SMALLEST_ZSTD_LEVEL: i32 = 19;
 
-/// A bake's settings as a caller gives them: every one optional (the defaults are
-/// `vatbake bake`'s), named like the bake's flags (`max_frames` is `--max-frames`), so a
-/// roster's TOML reads straight into it. [`BakeOptions::settings`] checks them once.
+/// A bake's settings as a caller gives them, declared once: the roster's TOML keys
+/// (serde) and, with the `cli` feature, `vatbake bake`'s flags (clap), each named after
+/// its field (`max_frames` is `--max-frames`), each doc comment the flag's help. Every
+/// one is optional: `None` (or `false`) is "not given", and [`BakeOptions::settings`]
+/// applies the defaults and checks the values, once. [`BakeOptions::from_recorded`]
+/// is the way back from a description.
 ///
 /// ```
 /// let options = vatbake::BakeOptions { points: Some("all".parse().unwrap()), ..Default::default() };
 /// let settings = options.settings("fixtures/Fox/Fox.glb".into(), "out".into()).unwrap();
 /// assert_eq!((settings.name.as_str(), settings.fps), ("Fox", 30.0));
 /// ```
-#[derive(Clone, Debug, Default, Deserialize)]
+// The field comments are `vatbake bake --help` as a terminal shows it (`<name>`,
+// `clips[i]`), not markdown, so rustdoc's markup lints do not apply to them.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct BakeOptions {
-    /// Rows per second to sample each clip at (default 30).
+    /// Rows per second to sample each clip at [default: 30]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub fps: Option<f32>,
-    /// Cap on rows per clip.
+    /// Cap on rows per clip; longer clips are resampled evenly (their duration and rate are recorded).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub max_frames: Option<u32>,
-    /// Widest texture (default 16384).
+    /// Widest texture to write; more points wrap into bands (WebGL in headless Chromium: 8192; many phones: 4096)
+    /// [default: 16384]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXELS"))]
     pub max_width: Option<u32>,
-    /// Point budget (default 4000, raised to keep every uv island).
+    /// Point budget: decimate to at most N points, nearby points merged, never across a uv seam or a
+    /// material (the texture has one column per point); "all" bakes every point.
+    /// [default: 4000, raised to the fewest points that keep every uv island when that is more]
     #[serde(default, deserialize_with = "budget")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N|all"))]
     pub points: Option<PointBudget>,
-    /// Clips to bake, by name, in this order (a list, or one comma-separated string).
+    /// Bake only these clips, by name (unnamed clips are "animation_<index>"), in this order.
     #[serde(default, deserialize_with = "names")]
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', value_name = "A,B"))]
     pub clips: Option<Vec<String>>,
-    /// Stem of the output files (default: the input's file stem).
+    /// Stem of the output file names (default: the input's file stem).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "STEM"))]
     pub name: Option<String>,
-    /// Zstandard level (default 3).
+    /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes)
+    /// [default: 5]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "LEVEL", allow_negative_numbers = true))]
     pub zstd_level: Option<i32>,
-    /// The smallest texture, for release builds: Zstandard level 19 with a long window.
+    /// The smallest texture, for release builds: Zstandard level 19 with long-distance matching over a
+    /// 128 MiB window (slower to bake; any KTX2 reader still decodes it).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "zstd_level"))]
     pub smallest: bool,
-    /// Texture container (default KTX2).
+    /// Texture file format: ktx2, or png, a 16-bit fallback for tools that cannot read KTX2 [default: ktx2]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ktx2|png"))]
     pub texture_format: Option<TextureFormat>,
     /// Scene to bake (default: the file's default scene).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "INDEX"))]
     pub scene: Option<usize>,
-    /// Bake even when the size guard would refuse.
+    /// Bake even when the evaluated mesh is far from the size its skeleton gives it in the bind pose.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub no_size_guard: bool,
-    /// Joint influences kept per point (1–8; default all).
+    /// Joint influences kept per point, the strongest, renormalized (1–8; default: every one the file has).
+    /// 4 bakes what a runtime that reads only JOINTS_0/WEIGHTS_0 (three.js's SkinnedMesh) shows.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub max_influences: Option<usize>,
-    /// The game's alias table (TOML); default the built-in one.
+    /// Alias table (TOML) of the game's slots and the clip names each accepts; replaces the built-in table.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub aliases: Option<PathBuf>,
-    /// Clip-name findings are errors.
+    /// Make clip-name warnings errors: unassigned or unnamed clips, two clips for one slot, lookalikes, the fallback.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub strict: bool,
-    /// Merge every set of animations with one time range and no shared target.
+    /// Merge every set of animations with the same time range and no shared node property into one
+    /// clip, whatever their names (default: only animations of one take split per node, or unnamed ones).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "no_merge_clips"))]
     pub merge_clips: bool,
-    /// Keep every source animation its own clip.
+    /// Keep every source animation its own clip, even one take split into one animation per node.
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub no_merge_clips: bool,
-    /// Sync the files and the folder to the disk around the renames (`--durable`).
-    #[serde(default)]
-    pub durable: bool,
-    /// Which point each texture column holds: spatial (default) or source.
+    /// Which point each texture column holds: spatial (the points sorted along a Z-order curve through
+    /// their rest positions: a smaller texture) or source (column i is vertex i). TEXCOORD_1 follows either way
+    /// [default: spatial]
     #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "spatial|source"))]
     pub column_order: Option<vat_model::ColumnOrder>,
-    /// The delta the texture's rows are stored under: none (default), row or second.
+    /// Store each clip's rows as differences down the clip: row (each row minus the one before) or second
+    /// (that twice over), for a much smaller texture; the player undoes it on load with running sums
+    /// (texture.delta in the description, docs/FORMAT.md). none: the texels as a shader reads them,
+    /// for players that cannot undo it. [default: second; none with --texture-format png]
     #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "none|row|second"))]
     pub delta: Option<crate::delta::Delta>,
-    /// Snap positions to the coarsest grid within this distance (model units).
+    /// Keep positions only this close (model units): each axis snapped to the coarsest power-of-two grid of
+    /// 16-bit steps within the distance, for a smaller texture. The texels stay 16-bit; the description
+    /// records the grid and the largest error measured. [default: every step]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "DIST", conflicts_with = "bits", allow_negative_numbers = true)
+    )]
     pub tolerance: Option<f32>,
-    /// Keep this many significant bits per position axis (1–16).
+    /// Keep N significant bits per position axis (1–16), the low bits of each 16-bit value zero.
+    /// [default: 16]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub bits: Option<u32>,
-    /// Another tool's files to write beside the bake: vatbake (none, the default), openvat, vat3, playcanvas.
+    /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
+    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body: float EXRs of offsets and normal
+    /// quaternions, Houdini's data JSON, mesh; all clips as one frame range) or playcanvas (the engine's .vat).
+    /// babylon: <name>.babylon.json, the data Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON
+    /// reads, with each clip's frame range (a bone bake: implies --mode bones) [default: vatbake]
     #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "vatbake|openvat|vat3|playcanvas|babylon"))]
     pub format: Option<OutputFormat>,
-    /// What the texture holds: vertices (default) or bones.
+    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres; the default files). babylon,
+    /// playcanvas, godot, unity, unreal: a target record in the description, and for godot, unity and unreal
+    /// <name>-<target>.exr with the texels in that engine's space (docs/targets/) [default: three]
     #[serde(default, deserialize_with = "parsed")]
-    pub mode: Option<BakeMode>,
-    /// The engine the bake is for: three (the default), babylon, playcanvas, godot, unity or unreal.
-    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "three|babylon|playcanvas|godot|unity|unreal"))]
     pub target: Option<Target>,
-    /// Append a copy of each looping clip's first row after its last.
+    /// For each looping clip, append a copy of its first row after its last (unless it already ends on it),
+    /// so a player interpolating between rows wraps with no jump (clips[i].loop_row).
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub loop_rows: bool,
-    /// Joints whose per-row transforms to record (a list, or one comma-separated string).
+    /// Record these joints' world transforms (position + rotation quaternion) on every row, for attaching
+    /// things without a skeleton (the description's sockets).
     #[serde(default, deserialize_with = "names")]
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', value_name = "JOINT,JOINT"))]
     pub sockets: Option<Vec<String>>,
-    /// Root motion: "keep" (default), "extract" or "zero", then `CLIP=MODE` overrides.
+    /// What to do with the root's horizontal motion: keep it in the texels, extract it (play in place,
+    /// the motion recorded per row) or zero it; CLIP=MODE overrides one clip (e.g. extract,Idle=keep).
+    /// The root is the skin's skeleton node, else its joints' common ancestor.
     #[serde(default, deserialize_with = "parsed")]
-    pub root_motion: Option<crate::pipeline::root_motion::RootMotionChoice>,
-    /// Largest texture, "WxH"; taller textures are split into array layers.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "MODE[,CLIP=MODE]"))]
+    pub root_motion: Option<RootMotionChoice>,
+    /// Largest texture, WIDTHxHEIGHT: more points wrap into bands (as --max-width), and a texture taller
+    /// than HEIGHT is split into KTX2 array layers of at most HEIGHT rows.
     #[serde(default, deserialize_with = "parsed")]
-    pub max_size: Option<crate::pipeline::layers::MaxSize>,
-    /// A size bound and GPU budget preset: web, mobile or desktop.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WxH", conflicts_with_all = ["max_width", "device"]))]
+    pub max_size: Option<MaxSize>,
+    /// A target's size bound and GPU memory budget: web (8192x8192, 128 MiB), mobile (4096x4096, 32 MiB)
+    /// or desktop (16384x16384, 512 MiB).
     #[serde(default, deserialize_with = "parsed")]
-    pub device: Option<crate::pipeline::layers::Device>,
-    /// Where the normals go: packed (default), separate or none.
-    #[serde(default, deserialize_with = "parsed")]
-    pub normals: Option<crate::pipeline::normals::NormalsMode>,
-    /// GPU memory per unit to warn past ("256MiB").
+    #[cfg_attr(feature = "cli", arg(long, value_name = "web|mobile|desktop"))]
+    pub device: Option<Device>,
+    /// Warn when a unit's texture takes more GPU memory (raw texel bytes) than this, e.g. 64MiB.
     #[serde(default, deserialize_with = "bytes")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "BYTES", value_parser = parse_bytes))]
     pub gpu_budget: Option<u64>,
+    /// Where the normals go: packed (octahedral 8+8 in the alpha), separate (octahedral 16+16 in their own
+    /// array layers) or none (the alpha holds 0; the player uses rest or flat normals).
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "packed|separate|none"))]
+    pub normals: Option<NormalsMode>,
+    /// What the texture holds: vertices (every point on every row) or bones (every joint's matrix on every
+    /// row, 32-bit floats; the rest mesh keeps its joints and weights and the player skins it: far fewer
+    /// texels for a detailed character; morph-target animation cannot be a bone bake). [default: vertices;
+    /// bones with --format babylon]
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "vertices|bones"))]
+    pub mode: Option<BakeMode>,
 }
 
 /// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
@@ -438,7 +408,7 @@ fn bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64
     }
     match Bytes::deserialize(deserializer)? {
         Bytes::Count(n) => Ok(Some(n)),
-        Bytes::Text(t) => crate::pipeline::layers::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
+        Bytes::Text(t) => crate::features::layers::parse_bytes(&t).map(Some).map_err(serde::de::Error::custom),
     }
 }
 
@@ -486,11 +456,11 @@ impl BakeOptions {
             return Err(Error::usage("--max-size and --device: both bound the texture's size; give one or the other"));
         }
         // --max-width is --max-size's width alone, kept as it was; with --max-size it
-        // must agree, with --device it can only narrow the preset.
-        let given_width = self.max_width.filter(|&w| w != DEFAULT_MAX_WIDTH);
-        let bound = self.max_size.or(self.device.map(crate::pipeline::layers::Device::max_size));
+        // must agree, with --device it can only narrow the preset. A width given is
+        // given, the default's value too.
+        let bound = self.max_size.or(self.device.map(crate::features::layers::Device::max_size));
         let max_width = match (self.max_size, self.device) {
-            (Some(size), _) => match given_width {
+            (Some(size), _) => match self.max_width {
                 Some(w) if w != size.width => {
                     return Err(Error::usage(format!(
                         "--max-width {w} with --max-size {}x{}: --max-size bounds the width too; drop --max-width",
@@ -499,7 +469,7 @@ impl BakeOptions {
                 }
                 _ => size.width,
             },
-            (None, Some(device)) => given_width.map_or(device.max_size().width, |w| w.min(device.max_size().width)),
+            (None, Some(device)) => self.max_width.map_or(device.max_size().width, |w| w.min(device.max_size().width)),
             (None, None) => self.max_width.unwrap_or(DEFAULT_MAX_WIDTH),
         };
         if max_width == 0 {
@@ -557,14 +527,15 @@ impl BakeOptions {
             (None, Some(b)) => Precision::Bits(b),
         };
         let format = self.format.unwrap_or_default();
-        let mode = match (self.mode, format) {
-            (Some(BakeMode::Vertices), OutputFormat::Babylon) => {
-                return Err(Error::usage(
-                    "--format babylon with --mode vertices: Babylon.js's baked animation plays joint matrices; \
+        let mode = match (self.mode, format.needs_bones()) {
+            (Some(BakeMode::Vertices), true) => {
+                return Err(Error::usage(format!(
+                    "--format {format} with --mode vertices: {} plays joint matrices; \
                      give --mode bones (or leave --mode out)",
-                ))
+                    format.players()
+                )))
             }
-            (None, OutputFormat::Babylon) => BakeMode::Bones,
+            (None, true) => BakeMode::Bones,
             (mode, _) => mode.unwrap_or_default(),
         };
         if mode == BakeMode::Bones {
@@ -572,19 +543,19 @@ impl BakeOptions {
         }
         let delta = if mode == BakeMode::Bones { crate::delta::Delta::None } else { delta };
         let extracting = self.root_motion.as_ref().is_some_and(|r| {
-            r.default == crate::pipeline::root_motion::RootMotion::Extract
-                || r.clips.values().any(|&m| m == crate::pipeline::root_motion::RootMotion::Extract)
+            r.default == crate::features::root_motion::RootMotion::Extract
+                || r.clips.values().any(|&m| m == crate::features::root_motion::RootMotion::Extract)
         });
-        if extracting && matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
+        if extracting && format.holds_positions() {
             return Err(Error::usage(format!(
                 "--root-motion extract with --format {format}: the motion taken out of the texels is kept only in \
                  vatbake's description, which that format's players do not read, so the character would walk in \
                  place; give --root-motion zero to play in place, or leave --root-motion out to keep the motion"
             )));
         }
-        if format == OutputFormat::Openvat && same_folder(&input, &out_dir) {
+        if let Some(files) = format.clobbers().filter(|_| same_folder(&input, &out_dir)) {
             return Err(Error::usage(format!(
-                "--format openvat into {}, the folder of the model: its <name>.png and <name>-mesh.glb could overwrite \
+                "--format {format} into {}, the folder of the model: its {files} could overwrite \
                  the source's own files; give -o a folder of its own",
                 out_dir.display()
             )));
@@ -625,7 +596,9 @@ impl BakeOptions {
                 (_, true) => vat_gltf::MergeClips::Never,
                 _ => vat_gltf::MergeClips::Auto,
             },
-            durable: self.durable,
+            // Whether the files are synced is the caller's (`--durable`, a roster's run),
+            // not the bake's: it changes no byte.
+            durable: false,
             column_order: self.column_order.unwrap_or_default(),
             delta,
             precision,
@@ -637,8 +610,82 @@ impl BakeOptions {
             root_motion: self.root_motion.unwrap_or_default(),
             max_height: bound.map(|b| b.height),
             normals: self.normals.unwrap_or_default(),
-            gpu_budget: self.gpu_budget.or(self.device.map(crate::pipeline::layers::Device::gpu_budget)),
+            gpu_budget: self.gpu_budget.or(self.device.map(crate::features::layers::Device::gpu_budget)),
         })
+    }
+}
+
+impl BakeOptions {
+    /// The options that bake again what a description records, the way back from
+    /// [`BakeSettings::recorded`]: `recorded` is the description's `settings`, `container`
+    /// its `texture.container` and `target` its `target.name` (none: three). Each value is
+    /// given as the flag would give it, and left out where the record is the default (so
+    /// a bone bake's options pass its checks); an error names the record that cannot be
+    /// read.
+    ///
+    /// What a description does not record comes back as not given: the name (the
+    /// caller's), the alias table's file (the description has its SHA-256), the size
+    /// guard and `strict` (they decide whether to bake, not what), the GPU budget (a
+    /// warning's threshold) and `device` (recorded as the size bound it gave). The
+    /// point budget comes back as given: the record does not say whether it was.
+    pub fn from_recorded(
+        recorded: &description::Settings,
+        container: TextureFormat,
+        target: Option<&str>,
+    ) -> Result<BakeOptions, Error> {
+        fn read<T: std::str::FromStr<Err = String>>(key: &str, text: &str) -> Result<T, Error> {
+            text.parse().map_err(|e: String| Error::usage(format!("{key}: {e}")))
+        }
+        let s = recorded;
+        let (merge_clips, no_merge_clips) = match s.merge_clips {
+            description::MergeClips::Auto => (false, false),
+            description::MergeClips::Always => (true, false),
+            description::MergeClips::Never => (false, true),
+        };
+        let root_motion = RootMotionChoice { default: s.root_motion, clips: s.root_motion_clips.clone() };
+        let normals = s.normals;
+        Ok(BakeOptions {
+            fps: Some(s.fps),
+            max_frames: s.max_frames,
+            // With a height bound, the width is --max-size's.
+            max_width: s.max_height.is_none().then_some(s.max_width),
+            points: Some(read("points", &s.points)?),
+            clips: s.clips.clone(),
+            name: None,
+            zstd_level: (!s.zstd_long).then_some(s.zstd_level),
+            smallest: s.zstd_long,
+            texture_format: Some(container),
+            scene: s.scene.map(|n| n as usize),
+            no_size_guard: false,
+            max_influences: s.max_influences.map(|n| n as usize),
+            aliases: None,
+            strict: false,
+            merge_clips,
+            no_merge_clips,
+            column_order: Some(s.column_order),
+            delta: Some(s.delta),
+            tolerance: s.tolerance,
+            bits: s.bits,
+            format: s.format.as_deref().map(|f| read("format", f)).transpose()?,
+            target: target.map(|t| read("target", t)).transpose()?,
+            loop_rows: s.loop_rows,
+            sockets: (!s.sockets.is_empty()).then(|| s.sockets.clone()),
+            root_motion: (root_motion != RootMotionChoice::default()).then_some(root_motion),
+            max_size: s.max_height.map(|height| MaxSize { width: s.max_width, height }),
+            device: None,
+            gpu_budget: None,
+            normals: (normals != NormalsMode::default()).then_some(normals),
+            mode: Some(s.mode),
+        })
+    }
+
+    /// [`BakeOptions::from_recorded`] with what `description` records.
+    pub fn from_description(description: &description::Description) -> Result<BakeOptions, Error> {
+        BakeOptions::from_recorded(
+            &description.settings,
+            description.texture.container,
+            description.target.as_ref().map(|t| t.name.as_str()),
+        )
     }
 }
 
@@ -677,14 +724,14 @@ fn bone_mode_checks(
             "the grid is for vertex positions; a bone bake's matrices are exact floats",
         );
     }
-    if let Some(target) = options.target.filter(|&t| t != Target::Three) {
+    if let Some(target) = options.target.filter(|&t| t.has_record()) {
         return refuse(
             format!("--target {target}"),
             "a bone bake's matrices are in glTF's space; load its rest mesh with the engine's glTF importer and \
              leave --target out",
         );
     }
-    if matches!(format, OutputFormat::Openvat | OutputFormat::Vat3 | OutputFormat::Playcanvas) {
+    if format.holds_positions() {
         return refuse(format!("--format {format}"), "that format holds vertex positions; give --mode vertices");
     }
     let playback = [
@@ -701,4 +748,238 @@ fn bone_mode_checks(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use vat_model::ColumnOrder;
+
+    use crate::delta::Delta;
+
+    /// A table with other bytes than the built-in one's.
+    fn alias_file() -> PathBuf {
+        let file = std::env::temp_dir().join(format!("vatbake-settings-test-aliases-{}.toml", std::process::id()));
+        std::fs::write(&file, format!("{}\n# the game's own copy\n", vat_audit::BUILTIN_TABLE)).unwrap();
+        file
+    }
+
+    /// A vertex bake with every option given, each away from its default where the others
+    /// allow it. A struct literal without `..`: an option added to [`BakeOptions`] does not
+    /// compile here until it is given a value.
+    fn every_option() -> BakeOptions {
+        BakeOptions {
+            fps: Some(24.0),
+            max_frames: Some(12),
+            max_width: Some(2048),
+            points: Some(PointBudget::Count(123)),
+            clips: Some(vec!["Walk".into(), "Idle".into()]),
+            name: Some("unit".into()),
+            zstd_level: Some(9),
+            smallest: false,
+            texture_format: Some(TextureFormat::Ktx2),
+            scene: Some(1),
+            no_size_guard: true,
+            max_influences: Some(4),
+            aliases: Some(alias_file()),
+            strict: true,
+            merge_clips: true,
+            no_merge_clips: false,
+            column_order: Some(ColumnOrder::Source),
+            delta: Some(Delta::Row),
+            tolerance: Some(0.01),
+            bits: None,
+            format: Some(OutputFormat::Vat3),
+            target: Some(Target::Unity),
+            loop_rows: true,
+            sockets: Some(vec!["hand_r".into(), "head".into()]),
+            root_motion: Some("zero,Idle=keep".parse().unwrap()),
+            max_size: None,
+            device: Some(Device::Mobile),
+            gpu_budget: Some(1 << 20),
+            normals: Some(NormalsMode::Separate),
+            mode: Some(BakeMode::Vertices),
+        }
+    }
+
+    /// The options [`every_option`] cannot hold beside the others: `--smallest`, a PNG,
+    /// `--no-merge-clips`, `--bits`, `--max-size`, another format and target.
+    fn the_other_options() -> BakeOptions {
+        BakeOptions {
+            max_width: None,
+            zstd_level: None,
+            smallest: true,
+            texture_format: Some(TextureFormat::Png),
+            merge_clips: false,
+            no_merge_clips: true,
+            delta: Some(Delta::None),
+            tolerance: None,
+            bits: Some(8),
+            format: Some(OutputFormat::Openvat),
+            target: Some(Target::Godot),
+            root_motion: Some("Walk=zero".parse().unwrap()),
+            max_size: Some(MaxSize { width: 1024, height: 512 }),
+            device: None,
+            normals: Some(NormalsMode::None),
+            ..every_option()
+        }
+    }
+
+    /// A bone bake: what a vertex bake's options would refuse left out.
+    fn bone_options() -> BakeOptions {
+        BakeOptions {
+            points: Some(PointBudget::All),
+            delta: None,
+            tolerance: None,
+            format: Some(OutputFormat::Babylon),
+            target: None,
+            loop_rows: false,
+            sockets: None,
+            root_motion: None,
+            device: None,
+            normals: None,
+            mode: Some(BakeMode::Bones),
+            ..every_option()
+        }
+    }
+
+    fn settings_of(options: BakeOptions) -> BakeSettings {
+        options.settings("models/model.glb".into(), "out".into()).unwrap()
+    }
+
+    /// [`FIELDS`], every field of [`BakeSettings`], and `differing(a, b)`, the fields in
+    /// which two settings differ.
+    macro_rules! settings_fields {
+        ($($field:ident),* $(,)?) => {
+            const FIELDS: &[&str] = &[$(stringify!($field)),*];
+
+            fn differing(a: &BakeSettings, b: &BakeSettings) -> BTreeSet<&'static str> {
+                // Every field named, no `..`: a field added to BakeSettings does not
+                // compile here until it is listed.
+                let BakeSettings { $($field),* } = a;
+                let mut fields = BTreeSet::new();
+                $(if *$field != b.$field {
+                    fields.insert(stringify!($field));
+                })*
+                fields
+            }
+        };
+    }
+
+    settings_fields!(
+        input,
+        out_dir,
+        name,
+        fps,
+        max_frames,
+        max_width,
+        points,
+        points_given,
+        clips,
+        zstd_level,
+        zstd_long,
+        texture_format,
+        scene,
+        size_guard,
+        max_influences,
+        aliases,
+        strict,
+        merge_clips,
+        durable,
+        column_order,
+        delta,
+        precision,
+        format,
+        mode,
+        target,
+        loop_rows,
+        sockets,
+        root_motion,
+        max_height,
+        normals,
+        gpu_budget,
+    );
+
+    /// What a description cannot give back, by nature, and why.
+    const NOT_RECORDED: &[(&str, &str)] = &[
+        ("name", "the description's file names carry it; whoever bakes again names the bake"),
+        ("aliases", "the description records the table's SHA-256, not the file it was read from"),
+        ("size_guard", "it decides whether to bake, not what is baked"),
+        ("strict", "it decides whether to bake, not what is baked"),
+        ("gpu_budget", "a warning's threshold (--device's is recorded as the size bound it gave)"),
+        ("points_given", "the description records the budget, not whether it was given"),
+    ];
+
+    /// Fields no option sets: the caller's.
+    const NOT_OPTIONS: &[(&str, &str)] = &[
+        ("input", "the model: an argument of BakeOptions::settings"),
+        ("out_dir", "the folder: an argument of BakeOptions::settings"),
+        ("durable", "whether the files are synced: the caller's (--durable, a roster's run), no byte changes"),
+    ];
+
+    #[test]
+    fn every_setting_comes_back_from_what_the_description_records() {
+        let defaults = settings_of(BakeOptions::default());
+        let mut varied = BTreeSet::new();
+        for options in [every_option(), the_other_options(), bone_options()] {
+            let settings = settings_of(options.clone());
+            varied.extend(differing(&defaults, &settings));
+            // The description has no target record for three.
+            let target = (settings.target != Target::Three).then(|| settings.target.as_str());
+            let recorded = settings.recorded();
+            let mut back = BakeOptions::from_recorded(&recorded, settings.texture_format, target).unwrap();
+            // The table's file is given again by whoever bakes again; the record's SHA-256
+            // says whether it is the same table.
+            back.aliases = options.aliases;
+            let again = settings_of(back);
+            assert_eq!(again.recorded(), recorded);
+            let lost = differing(&settings, &again);
+            let allowed: BTreeSet<&str> = NOT_RECORDED.iter().map(|(field, _)| *field).collect();
+            assert!(lost.is_subset(&allowed), "lost on the way back: {:?}", lost.difference(&allowed));
+        }
+        // Every field an option sets was away from its default in one of the sets, so
+        // each one's way back was tried.
+        let fixed: BTreeSet<&str> = NOT_OPTIONS.iter().map(|(field, _)| *field).collect();
+        let untried: Vec<&str> = FIELDS.iter().copied().filter(|f| !varied.contains(f) && !fixed.contains(f)).collect();
+        assert!(untried.is_empty(), "no set of options moves {untried:?} from its default");
+    }
+
+    #[test]
+    fn a_width_given_is_given_even_at_the_default_value() {
+        let options = |toml: &str| toml::from_str::<BakeOptions>(toml).unwrap();
+        let error = settings_of_err(options("max_size = \"4096x4096\"\nmax_width = 16384"));
+        assert_eq!(
+            error.message,
+            "--max-width 16384 with --max-size 4096x4096: --max-size bounds the width too; drop --max-width"
+        );
+        let agreeing = settings_of(options("max_size = \"16384x4096\"\nmax_width = 16384"));
+        assert_eq!((agreeing.max_width, agreeing.max_height), (16_384, Some(4096)));
+        // --device's width can only be narrowed.
+        let device = settings_of(options("device = \"mobile\"\nmax_width = 16384"));
+        assert_eq!((device.max_width, device.max_height), (4096, Some(4096)));
+        let narrowed = settings_of(options("device = \"mobile\"\nmax_width = 1024"));
+        assert_eq!((narrowed.max_width, narrowed.max_height), (1024, Some(4096)));
+    }
+
+    fn settings_of_err(options: BakeOptions) -> Error {
+        options.settings("models/model.glb".into(), "out".into()).unwrap_err()
+    }
+
+    #[test]
+    fn options_left_out_take_the_documented_defaults() {
+        let s = settings_of(BakeOptions::default());
+        assert_eq!(
+            (s.fps, s.max_width, s.max_height, s.points, s.points_given, s.zstd_level, s.zstd_long),
+            (30.0, 16_384, None, PointBudget::Count(4000), false, 5, false)
+        );
+        assert_eq!((s.fps, s.max_width, s.zstd_level), (DEFAULT_FPS, DEFAULT_MAX_WIDTH, DEFAULT_ZSTD_LEVEL));
+        assert_eq!((s.texture_format, s.delta, s.precision), (TextureFormat::Ktx2, Delta::Second, Precision::Full));
+        assert_eq!((s.format, s.target, s.mode), (OutputFormat::Vatbake, Target::Three, BakeMode::Vertices));
+        assert_eq!((s.column_order, s.normals), (ColumnOrder::Spatial, NormalsMode::Packed));
+        let png = settings_of(BakeOptions { texture_format: Some(TextureFormat::Png), ..BakeOptions::default() });
+        assert_eq!(png.delta, Delta::None);
+        let smallest = settings_of(BakeOptions { smallest: true, ..BakeOptions::default() });
+        assert_eq!((smallest.zstd_level, smallest.zstd_long), (SMALLEST_ZSTD_LEVEL, true));
+    }
 }

@@ -10,7 +10,7 @@ use vat_model::{Clip, Finding};
 use crate::error::Error;
 
 /// The alias table in use, and where it came from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Aliases {
     /// The slots, and the clip names each one accepts.
     pub table: AliasTable,

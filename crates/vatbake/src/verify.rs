@@ -22,10 +22,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 use vat_bounds::Bounds;
 
-use crate::bake::vertices::{self, Fresh};
+use crate::bake::fresh::{evaluate_fresh, Fresh};
 use crate::description::{self, ClipEntry};
 use crate::error::Error;
-use crate::settings::{BakeOptions, BakeSettings, PointBudget};
+use crate::settings::{BakeOptions, BakeSettings};
 use crate::shipped::{self, RestMesh, Shipped, ShippedFiles};
 
 /// What to verify.
@@ -264,7 +264,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     };
 
     let bake_settings = recorded_settings(&files, source.clone())?;
-    let mut report = vertices::evaluate_fresh(&bake_settings, |fresh| {
+    let mut report = evaluate_fresh(&bake_settings, |fresh| {
         Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
     })
     .map_err(Error::from)?;
@@ -303,7 +303,6 @@ fn find_source(description: &Path, source: &description::Source) -> Result<PathB
 
 /// The bake settings a description records, for a bake of `source` (nothing is written).
 fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettings, Error> {
-    let s = &files.description.settings;
     let recorded = |e: Error| {
         Error::usage(format!(
             "{}: its recorded settings cannot be baked again: {}; re-bake the unit",
@@ -311,34 +310,14 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
             e.message
         ))
     };
-    let points: PointBudget = s.points.parse().map_err(|e: String| recorded(Error::usage(format!("points: {e}"))))?;
-    let options = BakeOptions {
-        fps: Some(s.fps),
-        max_frames: s.max_frames,
-        max_width: Some(s.max_width),
-        clips: s.clips.clone(),
-        name: Some("verify".into()),
-        texture_format: Some(files.description.texture.container),
-        scene: s.scene.map(|n| n as usize),
-        // The size guard decides whether to bake, not what: a bake that passed it
-        // (or was told to skip it) evaluates the same either way.
-        no_size_guard: true,
-        max_influences: s.max_influences.map(|n| n as usize),
-        merge_clips: s.merge_clips == description::MergeClips::Always,
-        no_merge_clips: s.merge_clips == description::MergeClips::Never,
-        smallest: false,
-        column_order: Some(s.column_order),
-        loop_rows: s.loop_rows,
-        root_motion: Some(crate::pipeline::root_motion::RootMotionChoice {
-            default: s.root_motion,
-            clips: s.root_motion_clips.clone(),
-        }),
-        ..Default::default()
-    };
+    let mut options = BakeOptions::from_description(&files.description).map_err(recorded)?;
+    options.name = Some("verify".into());
+    // The size guard decides whether to bake, not what: a bake that passed it (or was
+    // told to skip it) evaluates the same either way.
+    options.no_size_guard = true;
     let mut settings = options.settings(source, PathBuf::new()).map_err(recorded)?;
     // As the bake had it: a default budget rises to keep every uv island, a given
     // one that could not was refused, so rising reproduces both.
-    settings.points = points;
     settings.points_given = false;
     Ok(settings)
 }

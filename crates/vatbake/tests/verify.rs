@@ -21,7 +21,7 @@ impl Baked {
         let dir = tempfile::tempdir().unwrap();
         std::fs::copy(fixture("Fox/Fox.glb"), dir.path().join("Fox.glb")).unwrap();
         // Plain texels (--delta none): the tests edit them as a shader reads them
-        // (tests/delta.rs verifies a delta bake).
+        // (crates/vatbake/tests/delta.rs verifies a delta bake).
         let mut args = vec!["bake", "Fox.glb", "-o", "out", "-q", "--delta", "none"];
         args.extend_from_slice(extra);
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))

@@ -1,7 +1,9 @@
 //! The bake: its entry points, its report, and its two recipes over the pipeline's
-//! stages: a vertex bake ([`vertices`]) or a bone bake ([`bones`]), by `--mode`.
+//! stages: a vertex bake (`vertices.rs`) or a bone bake (`bones.rs`), by `--mode`; and
+//! `verify`'s entry into the same stages (`fresh.rs`), up to evaluate, nothing written.
 
 pub(crate) mod bones;
+pub(crate) mod fresh;
 pub(crate) mod vertices;
 
 use std::path::PathBuf;
@@ -16,12 +18,15 @@ use crate::settings::BakeSettings;
 use serde::Serialize;
 
 pub use crate::pipeline::clips::MAX_TEXELS;
+use crate::pipeline::encode::Encoded;
 use crate::pipeline::ms;
-use crate::pipeline::Found;
+use crate::pipeline::write::write;
 pub use crate::pipeline::Timings;
+use crate::pipeline::{Clock, Found, Stage};
 pub use crate::pipeline::{Unwatched, Watch};
 use crate::settings::BakeMode;
 pub use crate::settings::GENERATOR;
+use crate::staging::Staged;
 
 /// What a bake did, for the summary line and `--json`.
 #[derive(Clone, Debug, Serialize)]
@@ -72,6 +77,38 @@ pub struct BakeReport {
     /// The description as written; not part of the JSON summary.
     #[serde(skip)]
     pub description: Description,
+}
+
+/// One bake as it runs, from its first stage to its report: its settings, the clock
+/// its stages are entered and timed on, what they found, and the files staged so far.
+pub(crate) struct Run<'a> {
+    pub(crate) settings: &'a BakeSettings,
+    pub(crate) clock: Clock<'a>,
+    pub(crate) found: Found,
+    /// The texture, once packed; the other files are staged by [`Run::finish`].
+    pub(crate) staged: Staged,
+    started: Instant,
+}
+
+impl<'a> Run<'a> {
+    /// A bake with `settings` starting now, told to `watch`.
+    pub(crate) fn new(settings: &'a BakeSettings, watch: &'a dyn Watch) -> Self {
+        Run {
+            started: Instant::now(),
+            settings,
+            clock: Clock::new(watch),
+            found: Found::default(),
+            staged: Staged::new(&settings.out_dir).durable(settings.durable),
+        }
+    }
+
+    /// The write stage and the report: `encoded`'s files staged beside the texture and
+    /// all renamed into place, then the report of the bake with `outcome`.
+    pub(crate) fn finish(self, encoded: Encoded, outcome: Outcome) -> Result<BakeReport> {
+        let Run { settings, mut clock, found, staged, started } = self;
+        let files = clock.stage(Stage::Write, || write(staged, &encoded, settings))?;
+        Ok(BakeReport::new(encoded.description, files, outcome, found, clock.timings, started, settings))
+    }
 }
 
 /// What a bake measured that its description does not hold, for its report.
@@ -130,7 +167,7 @@ impl BakeReport {
 /// The GPU memory a bake's texture takes (raw texel bytes of every layer it
 /// uploads), with a `gpu-budget` warning past `--gpu-budget`.
 pub(crate) fn gpu_budget(description: &Description, settings: &BakeSettings, found: &mut Found) -> u64 {
-    let gpu_bytes = crate::pipeline::layers::gpu_bytes(description);
+    let gpu_bytes = crate::features::layers::gpu_bytes(description);
     if let Some(budget) = settings.gpu_budget.filter(|&b| gpu_bytes > b) {
         found.warnings.push(
             Finding::new(

@@ -1,145 +1,65 @@
 //! The vertex bake: every point on every row, one stage after another.
 
-use std::time::Instant;
-
 use anyhow::Result;
-use vat_model::{Columns, Layout, Model};
-use vat_skin::{Rig, RowPose};
 
-use super::{BakeReport, Outcome, Timings};
-use crate::description::ClipEntry;
+use super::{BakeReport, Outcome, Run};
 use crate::pipeline::{
-    bounds::*, clips::*, decimate::*, encode::*, evaluate::*, load::*, measure::*, pack::*, texels::Quantizing,
-    write::*, Clock, Found, Watch,
+    bounds::*, clips::*, decimate::*, encode::*, evaluate::*, load::*, measure::*, pack::*, sockets::sockets,
+    texels::Quantizing, Stage, Watch,
 };
 use crate::settings::BakeSettings;
-use crate::staging::Staged;
 
 /// The bake: one call per stage, in order. Each stage is entered through the
 /// clock (the watch is told, or stops the bake) and timed into the report.
 pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
-    let started = Instant::now();
-    let mut clock = Clock { watch, timings: Timings::default() };
-    let mut found = Found::default();
-
-    let source = clock.stage("load", || load(settings, &mut found))?;
-    let (clips, slots) = clips_and_slots(&source.model, settings, &mut found.warnings)?;
+    let mut run = Run::new(settings, watch);
+    let source = run.clock.stage(Stage::Load, || load(settings, &mut run.found))?;
+    let (clips, slots) = clips_and_slots(&source.model, settings, &mut run.found.warnings)?;
     // Decimate once, on the bind pose, before anything is evaluated: every row is
     // evaluated on the budgeted points. The source model stays, for the error.
-    let decimation = clock.stage("decimate", || decimate(&source.model, settings, &mut found.warnings))?;
-    found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
-    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
+    let decimation = run.clock.stage(Stage::Decimate, || decimate(&source.model, settings, &mut run.found.warnings))?;
+    run.found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
+    let model = baked_model(&source.model, &decimation);
     let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
     format_fits(&layout, settings)?;
-    let mut posed = clock.stage("evaluate", || evaluate(model, &clips, slots, &clip_rows, settings))?;
-    let mut sockets = crate::pipeline::sockets::sockets(
-        model,
-        &clips,
-        &clip_rows,
-        &posed.corrections,
-        &settings.sockets,
-        &settings.input,
-    )?;
-    let bounds = clock.stage("bounds", || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
+    let mut posed = run.clock.stage(Stage::Evaluate, || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let mut sockets = sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
+    let bounds =
+        run.clock.stage(Stage::Bounds, || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     if let Some(first_set) = &source.first_influence_set {
-        report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut found);
+        report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut run.found);
     }
-    let decimation = clock.stage("measure", || {
-        Ok(decimation
-            .as_ref()
-            .filter(|d| d.decimated)
-            .map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds)))
+    let decimation = run.clock.stage(Stage::Measure, || {
+        Ok(merged(&decimation).map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds)))
     })?;
     if settings.loop_rows {
         layout = add_loop_rows(&mut posed, &mut sockets, settings);
         format_fits(&layout, settings)?;
     }
     let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
-    let mut staged = Staged::new(&settings.out_dir).durable(settings.durable);
-    let mut texture =
-        clock.stage("pack", || pack(&posed, &layout, &quantizing, settings, watch, &mut staged, &mut found))?;
-    (clock.timings.pack_evaluate, clock.timings.pack_compress, clock.timings.pack_write) = texture.parts_ms;
-    let plain = texture.plain.take();
-    drop(posed.poses);
-    let encoded = clock.stage("encode", || {
-        encode(
-            &source,
-            model,
-            &posed.rest,
-            &posed.columns,
-            posed.entries,
-            &layout,
-            &quantizing,
-            &texture,
-            decimation.clone(),
-            plain.as_deref(),
-            sockets,
-            settings,
-        )
-    })?;
-    let Encoded { glb, exports, description, description_json } = encoded;
-    let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
-    let mut files: Vec<(&str, &[u8])> = vec![(&mesh_file, &glb)];
-    files.extend(exports.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())));
-    files.push((&description_file, &description_json));
-    let files = clock.stage("write", || commit(staged, &files))?;
+    let texture = run
+        .clock
+        .stage(Stage::Pack, || pack(&posed, &layout, &quantizing, settings, watch, &mut run.staged, &mut run.found))?;
+    run.clock.pack_parts(texture.parts_ms);
+    posed.poses = Vec::new(); // every row is in the texture: the poses' memory goes back
+    let made = Made {
+        source: &source,
+        posed: &posed,
+        layout: &layout,
+        quantizing: &quantizing,
+        texture: &texture,
+        decimation: decimation.clone(),
+        sockets,
+    };
+    let encoded = run.clock.stage(Stage::Encode, || encode(made, settings))?;
     let outcome = Outcome {
         texture_bytes: texture.bytes,
-        mesh_bytes: glb.len() as u64,
+        mesh_bytes: encoded.glb.len() as u64,
         raw_texel_bytes: (layout.width * layout.height * 8) as u64,
         size_ratio: posed.size_ratio,
         decimation,
     };
-    Ok(BakeReport::new(description, files, outcome, found, clock.timings, started, settings))
-}
-
-/// A fresh evaluation of a bake's source, for `verify`: the bake's own load,
-/// clip choice, decimation and evaluation with `settings`, nothing written.
-pub(crate) struct Fresh<'m> {
-    /// The rig of the baked points (decimated, when the settings decimate).
-    pub rig: Rig<'m>,
-    /// The pose of every global row, the clips stacked in order.
-    pub poses: Vec<RowPose>,
-    /// The clips with their rows, rates and durations (slots and loops not set).
-    pub entries: Vec<ClipEntry>,
-    /// The texture layout the bake makes.
-    pub layout: Layout,
-    /// Which point each column holds, as the bake orders them.
-    pub columns: Columns,
-    /// SHA-256 of the source file, lowercase hex.
-    pub source_sha256: String,
-}
-
-impl Fresh<'_> {
-    /// Positions and normals of every point on global row `row`.
-    pub fn evaluate_row(&self, row: usize, positions: &mut [glam::Vec3A], normals: &mut [glam::Vec3A]) {
-        self.rig.evaluate(&self.poses[row], 0..self.layout.points, positions, normals);
-    }
-}
-
-/// Runs the bake's stages up to the evaluation (load → clips → decimate →
-/// evaluate) with `settings`, and hands the result to `then`: every row's pose of
-/// the points the bake would write, without writing anything.
-pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fresh) -> Result<R>) -> Result<R> {
-    let mut found = Found::default();
-    let source = load(settings, &mut found)?;
-    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
-    let decimation = decimate(&source.model, settings, &mut found.warnings)?;
-    let model: &Model = decimation.as_ref().filter(|d| d.decimated).map_or(&source.model, |d| &d.model);
-    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
-    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
-    if settings.loop_rows {
-        bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
-        layout = add_loop_rows(&mut posed, &mut Vec::new(), settings);
-    }
-    then(&Fresh {
-        rig: posed.rig,
-        poses: posed.poses,
-        entries: posed.entries,
-        layout,
-        columns: posed.columns,
-        source_sha256: source.sha256.clone(),
-    })
+    run.finish(encoded, outcome)
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! Bounds: every point on every row for its position alone, to find the box the
 //! positions are quantized against; which clips loop; how far a runtime limited to
 //! the first influence set departs.
+//!
+//! Owns: the box, the clip entries' `looping`, the first-influence-set finding.
+//! Must not touch: the poses (it reads them), texels, the output folder.
 
 use anyhow::Result;
 use rayon::prelude::*;

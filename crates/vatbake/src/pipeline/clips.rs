@@ -1,10 +1,16 @@
 //! Clips and slots: the clips `--clips` picks (every clip by default), the slot each
 //! fills from the alias table, and each clip's rows with the texture's layout.
+//!
+//! Owns: which clips are baked and in what order, their slots, their rows (`--fps`,
+//! `--max-frames`), the layout and the caps refused from it before anything is
+//! evaluated (the texel cap, `--format vat3`'s size), and what a bone bake refuses
+//! of the clips (morph-target animation). Must not touch: poses, texels, the output
+//! folder.
 
 use std::path::Path;
 
 use anyhow::Result;
-use vat_model::{Clip, ClipRows, Finding, Layout, Model};
+use vat_model::{Clip, ClipRows, Finding, Layout, Model, Property};
 
 use crate::error::Error;
 use crate::settings::BakeSettings;
@@ -55,8 +61,7 @@ pub(crate) fn texture_layout(
     clips: &[&Clip],
     settings: &BakeSettings,
 ) -> Result<(Vec<ClipRows>, Layout)> {
-    let clip_rows: Vec<ClipRows> =
-        clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
+    let clip_rows = clip_rows(clips, settings);
     let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
     let layout = Layout::new(model.points.len(), total_rows as usize, settings.max_width as usize);
     let texels = layout.width as u128 * layout.height as u128;
@@ -73,12 +78,42 @@ pub(crate) fn texture_layout(
     Ok((clip_rows, layout))
 }
 
-/// `--format vat3`'s images past the importers' cap are refused from the layout, before
-/// anything is evaluated and before the output folder is made.
+/// Each clip's rows: its duration sampled at `--fps`, at most `--max-frames`.
+pub(crate) fn clip_rows(clips: &[&Clip], settings: &BakeSettings) -> Vec<ClipRows> {
+    clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect()
+}
+
+/// A layout past the format's own limits (`--format vat3`: the importers' cap) is refused,
+/// before anything is evaluated and before the output folder is made.
 pub(crate) fn format_fits(layout: &Layout, settings: &BakeSettings) -> Result<()> {
-    if settings.format == crate::settings::OutputFormat::Vat3 {
-        vat_export::vat3_size(layout.points, layout.width, layout.bands, layout.rows)
-            .map_err(|e| Error::usage(e.to_string()))?;
+    settings
+        .format
+        .fits(layout.points, layout.width, layout.bands, layout.rows)
+        .map_err(|e| Error::usage(e.to_string()))?;
+    Ok(())
+}
+
+/// A bone bake refuses clips that animate morph target weights: per-point motion
+/// that no joint matrix carries (`--mode vertices` bakes it).
+pub(crate) fn refuse_morph_animation(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Result<()> {
+    for clip in clips {
+        let morphing = clip.channels.iter().find(|channel| {
+            channel.property == Property::Weights
+                && model.parts.iter().any(|part| part.node == channel.node && !part.morph_targets.is_empty())
+        });
+        if let Some(channel) = morphing {
+            let node = model.nodes.get(channel.node).and_then(|n| n.name.clone());
+            let node =
+                node.map_or(format!("node {}", channel.node), |name| format!("node {} \"{name}\"", channel.node));
+            return Err(Error::usage(format!(
+                "{}: clip \"{}\" animates the morph targets of {node}, which a bone bake cannot carry \
+                 (its texture holds joint matrices, and morph targets move points one by one); \
+                 bake this model with --mode vertices",
+                settings.input.display(),
+                clip.display_name()
+            ))
+            .into());
+        }
     }
     Ok(())
 }

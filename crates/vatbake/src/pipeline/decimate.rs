@@ -1,4 +1,8 @@
 //! Decimate: the point budget, on the bind pose, before anything is evaluated.
+//!
+//! Owns: the point budget (raised to keep every uv island when defaulted), the
+//! decimated model and which model the later stages evaluate. Must not touch: rows
+//! and poses (the decimation's error is measure's), the output folder.
 
 use anyhow::Result;
 use vat_model::{Finding, Model};
@@ -37,4 +41,14 @@ pub(crate) fn decimate(
         }
         Err(e) => Err(Error::usage(format!("{}: --points {n}: {e}", file.display())).into()),
     }
+}
+
+/// The decimation when it merged points; `None` when every point is kept.
+pub(crate) fn merged(decimation: &Option<vat_decimate::Decimation>) -> Option<&vat_decimate::Decimation> {
+    decimation.as_ref().filter(|d| d.decimated)
+}
+
+/// The model the bake evaluates: the decimated one when points were merged, else the source.
+pub(crate) fn baked_model<'a>(source: &'a Model, decimation: &'a Option<vat_decimate::Decimation>) -> &'a Model {
+    merged(decimation).map_or(source, |d| &d.model)
 }

@@ -1,5 +1,9 @@
 //! Evaluate: the rest pose (and the size guard on it), and the pose of every row of
 //! every clip, root motion taken out where asked; `--loop-rows` appends rows here.
+//!
+//! Owns: the rig, the rest pose and the size guard, the column order, every row's
+//! pose and the clip entries (slots, root motion, loop rows). Must not touch:
+//! quantizing, texels, the description's other parts, the output folder.
 
 use std::path::Path;
 
@@ -66,7 +70,7 @@ pub(crate) fn evaluate<'m>(
         });
         row += rows.rows;
     }
-    let corrections = crate::pipeline::root_motion::take_root_motion(
+    let corrections = crate::features::root_motion::take_root_motion(
         model,
         clips,
         clip_rows,

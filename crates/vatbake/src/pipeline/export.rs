@@ -1,15 +1,25 @@
-//! `--format`: the bake's results handed to `vat-export`, which re-packs them for another
-//! tool's players; the files it returns (and the rest mesh it asks for) are staged beside
-//! the bake's own and renamed into place with them.
+//! `--format` and `--target`: the bake's results handed to `vat-export`, which re-packs
+//! them for another tool's players through the format's writer, and converts them into the
+//! target engine's space; the files it returns (and the rest mesh it asks for) are staged
+//! beside the bake's own and renamed into place with them.
 
 use anyhow::{Context, Result};
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
+use vat_export::Writer;
 use vat_model::{Columns, Layout, Model};
 
 use crate::description::ClipEntry;
 use crate::error::Error;
 use crate::pipeline::rest_mesh::{self, RestMesh};
-use crate::settings::{BakeSettings, OutputFormat};
+use crate::settings::BakeSettings;
+
+/// A finished bake of either kind, as a format's writer is handed it.
+pub(crate) enum Bake<'a> {
+    /// A vertex bake (`--mode vertices`).
+    Vertices(&'a Finished<'a>),
+    /// A bone bake (`--mode bones`): every row's matrices, in texture order, and the clips.
+    Bones { rows: &'a [Vec<Mat4>], entries: &'a [ClipEntry] },
+}
 
 /// A finished bake, as the exporters need it.
 pub(crate) struct Finished<'a> {
@@ -32,16 +42,7 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
     let model = finished.model;
     let points = model.points.len();
     let point_columns: Vec<u32> = (0..points).map(|p| finished.columns.column(p) as u32).collect();
-    let clips: Vec<vat_export::ClipSpan> = finished
-        .entries
-        .iter()
-        .map(|c| vat_export::ClipSpan {
-            name: c.name.clone(),
-            row: c.row as usize,
-            rows: c.rows as usize,
-            duration: c.duration,
-        })
-        .collect();
+    let clips = spans(finished.entries);
     then(&vat_export::Baked {
         name: &settings.name,
         generator: finished.generator,
@@ -60,16 +61,32 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
     })
 }
 
+/// The clips, as the writers take them.
+fn spans(entries: &[ClipEntry]) -> Vec<vat_export::ClipSpan> {
+    entries
+        .iter()
+        .map(|c| vat_export::ClipSpan {
+            name: c.name.clone(),
+            slot: c.slot.clone(),
+            row: c.row as usize,
+            rows: c.rows as usize,
+            duration: c.duration,
+            rate: c.rate,
+            looping: c.looping,
+        })
+        .collect()
+}
+
 /// `settings.target` (none for `three`): the converted texture as (name, bytes) when the
 /// target has a file of its own, and the description's record of the engine's space.
 pub(crate) fn target(
     finished: &Finished,
     settings: &BakeSettings,
 ) -> (Option<(String, Vec<u8>)>, Option<crate::description::TargetSpace>) {
-    if settings.target == crate::settings::Target::Three {
+    if !settings.target.has_record() {
         return (None, None);
     }
-    let convention = vat_export::convention(settings.target.as_str()).expect("every --target has its conventions");
+    let convention = settings.target.convention();
     let converted = with_baked(finished, settings, |baked| vat_export::convert(baked, &convention));
     let corners = [finished.bounds_min, finished.bounds_max].map(|c| convention.point(c.as_dvec3()).as_vec3());
     let (texture, container, sha256) = match (&converted.file, convention.container) {
@@ -97,38 +114,52 @@ pub(crate) fn target(
     (converted.file.map(|f| (f.name, f.bytes)), Some(space))
 }
 
-/// The files of `settings.format` (none for the bake's own format), as (name, bytes).
-pub(crate) fn files(finished: &Finished, settings: &BakeSettings) -> Result<Vec<(String, Vec<u8>)>> {
-    let writer = match settings.format {
-        // A bone bake writes Babylon's JSON itself (bones.rs).
-        OutputFormat::Vatbake | OutputFormat::Babylon => return Ok(Vec::new()),
-        OutputFormat::Openvat => vat_export::openvat,
-        OutputFormat::Vat3 => vat_export::vat3,
-        OutputFormat::Playcanvas => vat_export::playcanvas,
-    };
-    let model = finished.model;
-    let export = with_baked(finished, settings, writer).map_err(|e| match e {
-        vat_export::ExportError::TooLarge(message) => Error::usage(message),
-        other => Error::output(format!("--format {}: {other}", settings.format)),
-    })?;
-    let mut files: Vec<(String, Vec<u8>)> = export.files.into_iter().map(|f| (f.name, f.bytes)).collect();
-    if let Some(mesh) = export.mesh {
-        let uv1: &[Vec2] = &mesh.uv1;
-        let glb = rest_mesh::write_glb(&RestMesh {
+/// The files of `settings.format` written from `bake`, as (name, bytes): none for the
+/// bake's own format (the settings refuse a format with the other kind of bake).
+pub(crate) fn files(bake: Bake, settings: &BakeSettings) -> Result<Vec<(String, Vec<u8>)>> {
+    let export = match (settings.format.writer(), bake) {
+        (Writer::Vertices(write), Bake::Vertices(finished)) => {
+            let export = with_baked(finished, settings, write).map_err(|e| match e {
+                vat_export::ExportError::TooLarge(message) => Error::usage(message),
+                other => Error::output(format!("--format {}: {other}", settings.format)),
+            })?;
+            let mut files = named(export.files);
+            if let Some(mesh) = export.mesh {
+                files.push((mesh.file.clone(), mesh_glb(finished, &mesh, settings)?));
+            }
+            files
+        }
+        (Writer::Bones(write), Bake::Bones { rows, entries }) => named(write(&vat_export::BakedBones {
             name: &settings.name,
-            generator: finished.generator,
-            model,
-            positions: &finished.rest.0,
-            normals: &finished.rest.1,
-            layout: finished.layout,
-            columns: finished.columns,
-            bounds_min: finished.bounds_min,
-            bounds_max: finished.bounds_max,
-            uv1: Some(uv1),
-            merge_materials: mesh.merge_materials,
-        })
-        .with_context(|| format!("cannot encode the {} mesh", settings.format))?;
-        files.push((mesh.file, glb));
-    }
-    Ok(files)
+            generator: crate::settings::GENERATOR,
+            rows,
+            clips: &spans(entries),
+            mesh_file: &settings.mesh_file(),
+        })),
+        _ => Vec::new(),
+    };
+    Ok(export)
+}
+
+fn named(files: Vec<vat_export::ExportFile>) -> Vec<(String, Vec<u8>)> {
+    files.into_iter().map(|f| (f.name, f.bytes)).collect()
+}
+
+/// The rest mesh a format asks for, with its second uv set.
+fn mesh_glb(finished: &Finished, mesh: &vat_export::MeshRequest, settings: &BakeSettings) -> Result<Vec<u8>> {
+    let uv1: &[Vec2] = &mesh.uv1;
+    rest_mesh::write_glb(&RestMesh {
+        name: &settings.name,
+        generator: finished.generator,
+        model: finished.model,
+        positions: &finished.rest.0,
+        normals: &finished.rest.1,
+        layout: finished.layout,
+        columns: finished.columns,
+        bounds_min: finished.bounds_min,
+        bounds_max: finished.bounds_max,
+        uv1: Some(uv1),
+        merge_materials: mesh.merge_materials,
+    })
+    .with_context(|| format!("cannot encode the {} mesh", settings.format))
 }

@@ -1,5 +1,9 @@
 //! Load: read, parse and validate the model; merge takes split per node. The
 //! first stage of every bake and of `verify`'s fresh evaluation.
+//!
+//! Owns: reading the input file, the loader's warnings and the merged-takes notes,
+//! the source's hash and size as the description records them. Must not touch: the
+//! clips' choice, anything evaluated, the output folder.
 
 use anyhow::Result;
 use vat_model::Model;

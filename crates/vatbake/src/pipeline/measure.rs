@@ -1,16 +1,23 @@
-//! Measure: the decimation's error against the full model, on a sample of rows.
+//! Measure: the decimation's error against the full model, on a sample of rows; for a
+//! bone bake, what its stored matrices lose against the evaluation.
+//!
+//! Owns: the error figures the description records (`decimation`, `bones.max_error`,
+//! `bones.four_influence_error`). Must not touch: what is baked: it reads the poses,
+//! the model and the matrices and changes none of them; the output folder.
 
+use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use vat_bounds::Bounds;
-use vat_model::{Clip, ClipRows, Model};
+use vat_model::{Clip, ClipRows, Model, MAX_INFLUENCES};
 use vat_skin::{Rig, RowPose};
 
+use super::bones_palette::Palette;
 use super::evaluate::Posed;
+use super::pack::Matrices;
 use super::texels;
-use crate::description::{self, ClipEntry};
+use crate::description::{self, ClipEntry, InfluenceError};
 
 /// Measure: the decimation's error against the full model, on a sample of the rows.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn measure(
     source: &Model,
     decimated: &vat_decimate::Decimation,
@@ -70,4 +77,81 @@ pub(crate) fn decimation_error(
     let error =
         distances.into_iter().fold(vat_decimate::SurfaceDistance::default(), vat_decimate::SurfaceDistance::combine);
     (error, jobs.len())
+}
+
+/// What measure finds of a bone bake's matrices.
+pub(crate) struct MatrixErrors {
+    /// The largest distance between the bind pose skinned by the stored matrices and
+    /// the evaluation: the description's `positions.precision`.
+    pub(crate) max_error: f32,
+    /// What a player limited to 4 influences loses; `None` when no point has more.
+    pub(crate) four: Option<InfluenceError>,
+}
+
+/// Measure, for a bone bake: the stored matrices against the evaluation they came
+/// from, on the bind pose `bind`.
+pub(crate) fn matrix_errors(
+    posed: &Posed,
+    palette: &Palette,
+    matrices: &Matrices,
+    bind: &[Vec3],
+    bounds: &Bounds,
+) -> MatrixErrors {
+    MatrixErrors {
+        max_error: decode_error(&posed.rig, &posed.poses, &matrices.rows, palette, bind),
+        four: four_influence_error(palette, &matrices.rows, &posed.entries, bind, bounds),
+    }
+}
+
+/// The largest distance between the bind pose skinned by each row's matrices (as
+/// stored: f32) and the bake's own evaluation of the same row.
+fn decode_error(rig: &Rig, poses: &[RowPose], rows: &[Vec<Mat4>], palette: &Palette, bind: &[Vec3]) -> f32 {
+    poses
+        .par_iter()
+        .zip(rows)
+        .map(|(pose, matrices)| {
+            let evaluated = crate::pipeline::texels::positions(rig, pose);
+            evaluated
+                .iter()
+                .enumerate()
+                .map(|(i, p)| palette.skin(matrices, i, bind[i], MAX_INFLUENCES).distance(*p))
+                .fold(0.0, f32::max)
+        })
+        .reduce(|| 0.0, f32::max)
+}
+
+/// What skinning with the strongest 4 influences (renormalized) loses against all
+/// of them, on the measured rows; `None` when no point has more than 4.
+fn four_influence_error(
+    palette: &Palette,
+    rows: &[Vec<Mat4>],
+    entries: &[description::ClipEntry],
+    bind: &[Vec3],
+    bounds: &Bounds,
+) -> Option<InfluenceError> {
+    let many: Vec<usize> = (0..bind.len()).filter(|&i| palette.count(i) > 4).collect();
+    if many.is_empty() {
+        return None;
+    }
+    let clip_rows: Vec<usize> = entries.iter().map(|e| e.rows as usize).collect();
+    let picked = vat_decimate::measured_rows(&clip_rows, vat_decimate::MEASURED_ROWS);
+    let global: Vec<usize> =
+        picked.iter().zip(entries).flat_map(|(rows, e)| rows.iter().map(move |&k| e.row as usize + k)).collect();
+    let (mut max, mut sum) = (0.0f32, 0.0f64);
+    for &row in &global {
+        for &i in &many {
+            let all = palette.skin(&rows[row], i, bind[i], MAX_INFLUENCES);
+            let four = palette.skin(&rows[row], i, bind[i], 4);
+            let d = all.distance(four);
+            max = max.max(d);
+            sum += f64::from(d);
+        }
+    }
+    let diagonal = bounds.diagonal();
+    Some(InfluenceError {
+        max,
+        mean: (sum / (global.len() * many.len()) as f64) as f32,
+        max_fraction: if diagonal > 0.0 { max / diagonal } else { 0.0 },
+        rows_measured: global.len() as u32,
+    })
 }

@@ -2,9 +2,30 @@
 //!
 //! load → clips (and slots) → decimate → evaluate → bounds → measure → pack → encode → write
 //!
+//! - [`load`]: takes the input file and the scene, influence and take settings; gives
+//!   the [`load::Source`]: the model with its takes merged, the source's hash and size.
+//! - [`clips`]: takes the model and `--clips`; gives the clips in order, the slot each
+//!   fills, each clip's rows and the texture's layout (refused past its caps).
+//! - [`decimate`]: takes the model in its bind pose and the point budget; gives the
+//!   decimation and so the model the later stages evaluate (the source's for `--points all`).
+//! - [`evaluate`]: takes that model, the clips and their rows; gives [`evaluate::Posed`]:
+//!   the rig, the rest pose (size-guarded), the column order, every row's pose (root
+//!   motion taken out) and the clip entries; `--loop-rows` appends rows to it.
+//! - [`bounds`]: takes every row's pose; gives the box the positions are quantized
+//!   against, and which clips loop.
+//! - [`measure`]: takes the source model and the posed rows; gives the decimation's
+//!   error (a bone bake measures its stored matrices, after pack).
+//! - [`pack`]: takes the posed rows, the layout and the quantizing; gives the staged
+//!   texture, [`pack::PackedTexture`] (a bone bake's: [`pack::Matrices`]).
+//! - [`encode`]: takes what the stages made ([`encode::Made`], [`encode::BoneMade`]);
+//!   gives [`encode::Encoded`]: the rest mesh, other tools' files and the description, as bytes.
+//! - [`write`](mod@write): takes the staged texture and the encoded files; gives the files'
+//!   paths, all renamed into place together.
+//!
 //! The vertex bake (`crate::bake::vertices`) and the bone bake (`crate::bake::bones`) are
-//! recipes over these stages; `verify` reaches them through [`crate::bake::vertices::evaluate_fresh`].
-//! A stage knows its inputs and outputs, never the stage after it.
+//! recipes over these stages, each stage entered through a [`Clock`] as a [`Stage`];
+//! `verify` reaches them through its one entry, [`crate::bake::fresh`]. A stage knows
+//! its inputs and outputs, never the stage after it.
 
 pub(crate) mod bounds;
 pub(crate) mod clips;
@@ -16,15 +37,13 @@ pub(crate) mod measure;
 pub(crate) mod pack;
 pub(crate) mod write;
 
-// What the stages share: the evaluation kernels, the rest-mesh writers, other tools'
-// files, and the playback features each applied in its stage.
+// What the stages share: the evaluation kernels, the rest-mesh writers, the bone
+// bake's palette, other tools' files, and the playback features each applied in its stage.
 pub(crate) mod bones_mesh;
+pub(crate) mod bones_palette;
 pub(crate) mod export;
-pub(crate) mod layers;
 pub(crate) mod loop_rows;
-pub(crate) mod normals;
 pub(crate) mod rest_mesh;
-pub(crate) mod root_motion;
 pub(crate) mod sockets;
 pub(crate) mod texels;
 
@@ -52,11 +71,11 @@ pub trait Watch: Sync {
 }
 
 /// Tells `watch` that `stage` starts, unless it wants the bake stopped.
-pub(crate) fn enter(watch: &dyn Watch, stage: &'static str) -> Result<(), Error> {
+fn enter(watch: &dyn Watch, stage: Stage) -> Result<(), Error> {
     if watch.cancelled() {
         return Err(Error::cancelled());
     }
-    watch.stage(stage);
+    watch.stage(stage.name());
     Ok(())
 }
 
@@ -65,32 +84,73 @@ pub struct Unwatched;
 
 impl Watch for Unwatched {}
 
+/// A stage of the bake, as the watch hears it and the timings record it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    Load,
+    Decimate,
+    Evaluate,
+    Bounds,
+    Measure,
+    Pack,
+    Encode,
+    Write,
+}
+
+impl Stage {
+    /// The name [`Watch::stage`] hears.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Stage::Load => "load",
+            Stage::Decimate => "decimate",
+            Stage::Evaluate => "evaluate",
+            Stage::Bounds => "bounds",
+            Stage::Measure => "measure",
+            Stage::Pack => "pack",
+            Stage::Encode => "encode",
+            Stage::Write => "write",
+        }
+    }
+
+    /// The field of `timings` that holds this stage's time.
+    fn time(self, timings: &mut Timings) -> &mut f64 {
+        match self {
+            Stage::Load => &mut timings.load,
+            Stage::Decimate => &mut timings.decimate,
+            Stage::Evaluate => &mut timings.evaluate,
+            Stage::Bounds => &mut timings.bounds,
+            Stage::Measure => &mut timings.measure,
+            Stage::Pack => &mut timings.pack,
+            Stage::Encode => &mut timings.encode,
+            Stage::Write => &mut timings.write,
+        }
+    }
+}
+
 /// Each stage entered through the watch and timed.
 pub(crate) struct Clock<'w> {
     pub(crate) watch: &'w dyn Watch,
     pub(crate) timings: Timings,
 }
 
-impl Clock<'_> {
-    /// Runs `work` as the stage `name`, its time in the field of that name.
-    pub(crate) fn stage<T>(&mut self, name: &'static str, work: impl FnOnce() -> Result<T>) -> Result<T> {
-        enter(self.watch, name)?;
+impl<'w> Clock<'w> {
+    /// No stage run yet, told to `watch`.
+    pub(crate) fn new(watch: &'w dyn Watch) -> Self {
+        Clock { watch, timings: Timings::default() }
+    }
+
+    /// Runs `work` as `stage`, its time in that stage's field of the timings.
+    pub(crate) fn stage<T>(&mut self, stage: Stage, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        enter(self.watch, stage)?;
         let at = Instant::now();
         let out = work();
-        let t = &mut self.timings;
-        let field = match name {
-            "load" => &mut t.load,
-            "decimate" => &mut t.decimate,
-            "evaluate" => &mut t.evaluate,
-            "bounds" => &mut t.bounds,
-            "measure" => &mut t.measure,
-            "pack" => &mut t.pack,
-            "encode" => &mut t.encode,
-            "write" => &mut t.write,
-            other => unreachable!("the bake has no stage named {other}"),
-        };
-        *field = ms(at);
+        *stage.time(&mut self.timings) = ms(at);
         out
+    }
+
+    /// Records the three parts of the pack stage's time: evaluating, compressing, writing.
+    pub(crate) fn pack_parts(&mut self, (evaluate, compress, write): pack::PartsMs) {
+        (self.timings.pack_evaluate, self.timings.pack_compress, self.timings.pack_write) = (evaluate, compress, write);
     }
 }
 

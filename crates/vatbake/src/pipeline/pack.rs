@@ -1,16 +1,26 @@
 //! Pack: every row evaluated again, in full, straight into 16-bit texels, delta-encoded
-//! and compressed into the staged texture file as they come.
+//! and compressed into the staged texture file as they come (a 16-bit PNG is made in
+//! memory); for a bone bake, every row's joint matrices as float texels.
+//!
+//! Owns: the texture file (the only stage that makes texels and stages the texture),
+//! its container, deltas and layers, the plain texels kept for other tools' files,
+//! and the pack timings' three parts. Must not touch: the rest mesh, the
+//! description, the other files, the poses (it reads them).
 
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use glam::Mat4;
+use rayon::prelude::*;
 use vat_model::{Finding, Layout};
 
+use super::bones_palette::{Palette, TEXELS_PER_JOINT};
 use super::evaluate::Posed;
 use super::texels::{self, Quantizing};
 use super::*;
 use crate::description::{self};
 use crate::error::Error;
+use crate::features::normals::NormalsMode;
 use crate::settings::{BakeSettings, TextureFormat, GENERATOR};
 use crate::staging::Staged;
 
@@ -72,7 +82,7 @@ pub(crate) fn nanos_ms(nanos: u64) -> f64 {
 /// Another tool's format (`--format`) or an engine's target (`--target`) is made from
 /// the plain texels, which pack then keeps.
 pub(crate) fn keep_plain(settings: &BakeSettings) -> bool {
-    settings.format != crate::settings::OutputFormat::Vatbake || settings.target != crate::settings::Target::Three
+    settings.format.holds_positions() || settings.target.has_record()
 }
 
 /// Pack: every row evaluated again, in full, straight into texels, compressed into
@@ -86,167 +96,336 @@ pub(crate) fn pack(
     staged: &mut Staged,
     found: &mut Found,
 ) -> Result<PackedTexture> {
-    let model = posed.rig.model();
     if layout.bands > 1 {
-        found.notes.push(Finding::new(
-            "bands",
-            format!(
-                "{} points exceed --max-width {}: the columns wrap into {} bands of {} (the description's texture.bands)",
-                model.points.len(),
-                settings.max_width,
-                layout.bands,
-                layout.width
-            ),
-        ));
+        found.notes.push(bands_note(posed.rig.model().points.len(), layout, settings));
     }
+    match settings.texture_format {
+        TextureFormat::Ktx2 => pack_ktx2(posed, layout, quantizing, settings, watch, staged),
+        TextureFormat::Png => pack_png(posed, layout, quantizing, settings, staged, found),
+    }
+}
+
+/// The note that the columns wrap into bands.
+fn bands_note(points: usize, layout: &Layout, settings: &BakeSettings) -> Finding {
+    Finding::new(
+        "bands",
+        format!(
+            "{} points exceed --max-width {}: the columns wrap into {} bands of {} (the description's texture.bands)",
+            points, settings.max_width, layout.bands, layout.width
+        ),
+    )
+}
+
+/// The texture as a KTX2, streamed: each logical image ([`Image`]) evaluated a chunk
+/// of rows at a time through a [`Ktx2Stream`] into the staged file.
+fn pack_ktx2(
+    posed: &Posed,
+    layout: &Layout,
+    quantizing: &Quantizing,
+    settings: &BakeSettings,
+    watch: &dyn Watch,
+    staged: &mut Staged,
+) -> Result<PackedTexture> {
     let output = |e: anyhow::Error| Error::output(format!("{e:#}"));
     let name = settings.texture_file();
-    let container = settings.texture_format;
-    match settings.texture_format {
-        TextureFormat::Ktx2 => {
-            let options = vat_ktx2::Ktx2Options {
-                zstd_level: settings.zstd_level,
-                writer: GENERATOR.to_string(),
-                workers: zstd_workers(),
-                long_window: settings.zstd_long,
-            };
-            let width = layout.width as u32;
-            let layers = crate::pipeline::layers::Layers::of(layout, settings.max_height);
-            let (writing, in_writer) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
-            let (mut evaluating, mut max_error) = (std::time::Duration::ZERO, 0f32);
-            let mut kept = keep_plain(settings).then(|| Vec::with_capacity(layout.texels() * 4));
-            let bytes = staged
-                .write_with(&name, |file| {
-                    let file = TimedFile { file, spent: &writing };
-                    let timed = |work: &mut dyn FnMut() -> Result<(), vat_ktx2::Ktx2Error>| {
-                        let at = Instant::now();
-                        let out = work();
-                        in_writer.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
-                        out
-                    };
-                    let separate = settings.normals == crate::pipeline::normals::NormalsMode::Separate;
-                    let mut writer = vat_ktx2::Ktx2Writer::with_layers(
-                        std::io::BufWriter::new(file),
-                        width,
-                        layers.height,
-                        layers.count * if separate { 2 } else { 1 },
-                        &options,
-                    )?;
-                    let (mut done, row_len) = (0, layout.width * 4);
-                    let total_rows = layout.height * if separate { 2 } else { 1 };
-                    let first = || crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
-                    let mut stored = Vec::new();
-                    // Positions, then (separate normals) the normals: each its own
-                    // logical image, delta-encoded alike, padded to whole layers.
-                    for normal_layers in [false, true].into_iter().take(if separate { 2 } else { 1 }) {
-                        let mut delta = crate::delta::Encoder::new(settings.delta, row_len, first());
-                        let no_alpha =
-                            !normal_layers && settings.normals != crate::pipeline::normals::NormalsMode::Packed;
-                        watch.rows(done, total_rows);
-                        let sink = |rows: &[u16]| {
-                            if let Some(kept) = kept.as_mut().filter(|_| !normal_layers) {
-                                kept.extend_from_slice(rows);
-                            }
-                            let rows = if settings.delta == crate::delta::Delta::None && !no_alpha {
-                                rows
-                            } else {
-                                stored.clear();
-                                stored.extend_from_slice(rows);
-                                if no_alpha {
-                                    stored.chunks_exact_mut(4).for_each(|texel| texel[3] = 0);
-                                }
-                                delta.encode(&mut stored);
-                                &stored[..]
-                            };
-                            timed(&mut || writer.write_rows(rows))?;
-                            done += rows.len() / row_len;
-                            watch.rows(done, total_rows);
-                            if watch.cancelled() {
-                                let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
-                                return Err(vat_ktx2::Ktx2Error::Io(stop));
-                            }
-                            Ok::<(), vat_ktx2::Ktx2Error>(())
-                        };
-                        let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
-                        evaluating += if normal_layers {
-                            texels::stream_normal_texels(rig, poses, layout, columns, quantizing, sink)?
-                        } else {
-                            let streamed = texels::stream_texels(rig, poses, layout, columns, quantizing, sink)?;
-                            max_error = streamed.max_error;
-                            streamed.evaluating
-                        };
-                        // The last layer's rows past the texture: zero.
-                        let padding = vec![0u16; row_len];
-                        for _ in layout.height..layers.rows() {
-                            timed(&mut || writer.write_rows(&padding))?;
-                        }
-                    }
-                    let mut writer = Some(writer);
-                    timed(&mut || writer.take().map_or(Ok(()), |w| w.finish().map(drop)))?;
-                    Ok(())
-                })
-                .map_err(output)?;
-            let (writing, in_writer) = (writing.into_inner(), in_writer.into_inner());
-            let parts_ms = (
-                nanos_ms(evaluating.as_nanos() as u64),
-                nanos_ms(in_writer.saturating_sub(writing)),
-                nanos_ms(writing),
-            );
-            let sha256 = staged.sha256(&name).map_err(output)?;
-            Ok(PackedTexture {
-                name,
-                bytes,
-                container,
-                supercompression: description::Supercompression::Zstd,
-                parts_ms,
-                sha256,
-                max_error,
-                plain: kept,
-            })
+    let writing = std::sync::atomic::AtomicU64::new(0);
+    let mut streamed = None;
+    let bytes = staged
+        .write_with(&name, |file| {
+            let file = TimedFile { file, spent: &writing };
+            let mut stream = Ktx2Stream::new(std::io::BufWriter::new(file), layout, settings, watch)?;
+            for &image in Image::of(settings) {
+                stream.image(image, posed, layout, quantizing, settings)?;
+            }
+            streamed = Some(stream.finish()?);
+            Ok(())
+        })
+        .map_err(output)?;
+    let streamed = streamed.expect("a staged texture was streamed");
+    let writing = writing.into_inner();
+    let parts_ms = (
+        nanos_ms(streamed.evaluating.as_nanos() as u64),
+        nanos_ms(streamed.in_writer.saturating_sub(writing)),
+        nanos_ms(writing),
+    );
+    let sha256 = staged.sha256(&name).map_err(output)?;
+    Ok(PackedTexture {
+        name,
+        bytes,
+        container: settings.texture_format,
+        supercompression: description::Supercompression::Zstd,
+        parts_ms,
+        sha256,
+        max_error: streamed.max_error,
+        plain: streamed.plain,
+    })
+}
+
+/// One logical image of the KTX2, each delta-encoded alike and padded to whole layers:
+/// the positions (normals packed in alpha, or none), then with `--normals separate`
+/// the normals in layers of their own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Image {
+    Positions,
+    Normals,
+}
+
+impl Image {
+    /// The images `settings` make, in the order they are written.
+    fn of(settings: &BakeSettings) -> &'static [Image] {
+        if settings.normals == NormalsMode::Separate {
+            &[Image::Positions, Image::Normals]
+        } else {
+            &[Image::Positions]
         }
-        TextureFormat::Png if crate::pipeline::layers::Layers::of(layout, settings.max_height).count > 1 => {
-            Err(Error::usage(format!(
+    }
+}
+
+/// The KTX2 writer, and the nanoseconds spent in it (compressing and writing).
+struct TimedWriter<W: std::io::Write + std::io::Seek> {
+    writer: vat_ktx2::Ktx2Writer<W>,
+    nanos: u64,
+}
+
+impl<W: std::io::Write + std::io::Seek> TimedWriter<W> {
+    fn write_rows(&mut self, rows: &[u16]) -> Result<(), vat_ktx2::Ktx2Error> {
+        let at = Instant::now();
+        let out = self.writer.write_rows(rows);
+        self.nanos += at.elapsed().as_nanos() as u64;
+        out
+    }
+
+    /// Ends the file; returns the nanoseconds spent in the writer, this included.
+    fn finish(self) -> Result<u64, vat_ktx2::Ktx2Error> {
+        let at = Instant::now();
+        self.writer.finish()?;
+        Ok(self.nanos + at.elapsed().as_nanos() as u64)
+    }
+}
+
+/// The KTX2 as its rows are streamed in: the writer, the image rows written so far
+/// (told to the watch, which may stop it), the plain texels kept for other tools'
+/// files, and what the evaluation measured.
+struct Ktx2Stream<'a, W: std::io::Write + std::io::Seek> {
+    out: TimedWriter<W>,
+    watch: &'a dyn Watch,
+    /// u16s per image row.
+    row_len: usize,
+    /// Image rows written, of `total_rows` (every image's, padding excluded).
+    done: usize,
+    total_rows: usize,
+    /// The last layer's rows past the texture, written as zeros after each image.
+    padding_rows: usize,
+    /// Rows changed before they are written (alpha zeroed, deltas).
+    stored: Vec<u16>,
+    /// The plain position texels, when [`keep_plain`].
+    plain: Option<Vec<u16>>,
+    evaluating: std::time::Duration,
+    max_error: f32,
+}
+
+/// What streaming the KTX2 measured and kept.
+struct Ktx2Streamed {
+    evaluating: std::time::Duration,
+    max_error: f32,
+    /// Nanoseconds in the writer, the file's writes included.
+    in_writer: u64,
+    plain: Option<Vec<u16>>,
+}
+
+impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
+    /// A KTX2 of `layout`'s texture in array layers, one set per image.
+    fn new(out: W, layout: &Layout, settings: &BakeSettings, watch: &'a dyn Watch) -> Result<Self> {
+        let options = vat_ktx2::Ktx2Options {
+            zstd_level: settings.zstd_level,
+            writer: GENERATOR.to_string(),
+            workers: zstd_workers(),
+            long_window: settings.zstd_long,
+        };
+        let layers = crate::features::layers::Layers::of(layout, settings.max_height);
+        let images = Image::of(settings).len();
+        let writer = vat_ktx2::Ktx2Writer::with_layers(
+            out,
+            layout.width as u32,
+            layers.height,
+            layers.count * images as u32,
+            &options,
+        )?;
+        Ok(Ktx2Stream {
+            out: TimedWriter { writer, nanos: 0 },
+            watch,
+            row_len: layout.width * 4,
+            done: 0,
+            total_rows: layout.height * images,
+            padding_rows: layers.rows() - layout.height,
+            stored: Vec::new(),
+            plain: keep_plain(settings).then(|| Vec::with_capacity(layout.texels() * 4)),
+            evaluating: std::time::Duration::ZERO,
+            max_error: 0.0,
+        })
+    }
+
+    /// Evaluates and writes every row of `image`, then its padding.
+    fn image(
+        &mut self,
+        image: Image,
+        posed: &Posed,
+        layout: &Layout,
+        quantizing: &Quantizing,
+        settings: &BakeSettings,
+    ) -> Result<(), vat_ktx2::Ktx2Error> {
+        let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
+        let mut delta = crate::delta::Encoder::new(settings.delta, self.row_len, first);
+        let no_alpha = image == Image::Positions && settings.normals != NormalsMode::Packed;
+        let plain = settings.delta == crate::delta::Delta::None && !no_alpha;
+        self.watch.rows(self.done, self.total_rows);
+        let sink = |rows: &[u16]| self.rows(rows, image, (!plain).then_some((&mut delta, no_alpha)));
+        let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
+        let evaluating = match image {
+            Image::Positions => {
+                let streamed = texels::stream_texels(rig, poses, layout, columns, quantizing, sink)?;
+                self.max_error = streamed.max_error;
+                streamed.evaluating
+            }
+            Image::Normals => texels::stream_normal_texels(rig, poses, layout, columns, quantizing, sink)?,
+        };
+        self.evaluating += evaluating;
+        let padding = vec![0u16; self.row_len];
+        for _ in 0..self.padding_rows {
+            self.out.write_rows(&padding)?;
+        }
+        Ok(())
+    }
+
+    /// Writes whole rows of `image`, first changed by `change` (the delta encoder, and
+    /// whether to zero the alpha) when given; stops when the watch asks.
+    fn rows(
+        &mut self,
+        rows: &[u16],
+        image: Image,
+        change: Option<(&mut crate::delta::Encoder, bool)>,
+    ) -> Result<(), vat_ktx2::Ktx2Error> {
+        if let Some(plain) = self.plain.as_mut().filter(|_| image == Image::Positions) {
+            plain.extend_from_slice(rows);
+        }
+        let rows = match change {
+            None => rows,
+            Some((delta, no_alpha)) => {
+                self.stored.clear();
+                self.stored.extend_from_slice(rows);
+                if no_alpha {
+                    self.stored.chunks_exact_mut(4).for_each(|texel| texel[3] = 0);
+                }
+                delta.encode(&mut self.stored);
+                &self.stored[..]
+            }
+        };
+        self.out.write_rows(rows)?;
+        self.done += rows.len() / self.row_len;
+        self.watch.rows(self.done, self.total_rows);
+        if self.watch.cancelled() {
+            let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
+            return Err(vat_ktx2::Ktx2Error::Io(stop));
+        }
+        Ok(())
+    }
+
+    /// Ends the file.
+    fn finish(self) -> Result<Ktx2Streamed, vat_ktx2::Ktx2Error> {
+        let in_writer = self.out.finish()?;
+        Ok(Ktx2Streamed { evaluating: self.evaluating, max_error: self.max_error, in_writer, plain: self.plain })
+    }
+}
+
+/// The texture as a 16-bit PNG, made whole in memory; refused when it needs array layers.
+fn pack_png(
+    posed: &Posed,
+    layout: &Layout,
+    quantizing: &Quantizing,
+    settings: &BakeSettings,
+    staged: &mut Staged,
+    found: &mut Found,
+) -> Result<PackedTexture> {
+    if crate::features::layers::Layers::of(layout, settings.max_height).count > 1 {
+        return Err(Error::usage(format!(
             "{}: the texture is {} rows tall, more than --max-size allows ({}), and a PNG cannot hold array layers; \
              bake a KTX2, or lower --fps, --max-frames or the clips",
             settings.input.display(),
             layout.height,
             settings.max_height.unwrap_or_default()
         ))
-            .into())
-        }
-        TextureFormat::Png => {
-            found.warnings.push(
-                Finding::new(
-                    "png-texture",
-                    "--texture-format png: browsers' image decoders reduce a 16-bit PNG to 8 bits",
-                )
-                .advice("ship the KTX2 unless a tool can read nothing else"),
-            );
-            let ((max_error, plain), png, parts_ms) = stage_in_memory(
-                staged,
-                &name,
-                || texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, quantizing),
-                |(texels, max_error)| {
-                    let plain = keep_plain(settings).then(|| texels.clone());
-                    let image =
-                        vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
-                    Ok((vat_ktx2::encode_png16(&image).context("cannot encode the texture")?, (max_error, plain)))
-                },
-            )?;
-            let sha256 = description::sha256_hex(&png);
-            let bytes = png.len() as u64;
-            Ok(PackedTexture {
-                name,
-                bytes,
-                container,
-                supercompression: description::Supercompression::None,
-                parts_ms,
-                sha256,
-                max_error,
-                plain,
-            })
-        }
+        .into());
     }
+    found.warnings.push(
+        Finding::new("png-texture", "--texture-format png: browsers' image decoders reduce a 16-bit PNG to 8 bits")
+            .advice("ship the KTX2 unless a tool can read nothing else"),
+    );
+    let name = settings.texture_file();
+    let ((max_error, plain), png, parts_ms) = stage_in_memory(
+        staged,
+        &name,
+        || texels::texels(&posed.rig, &posed.poses, layout, &posed.columns, quantizing),
+        |(texels, max_error)| {
+            let plain = keep_plain(settings).then(|| texels.clone());
+            let image = vat_ktx2::Rgba16Image { width: layout.width as u32, height: layout.height as u32, texels };
+            Ok((vat_ktx2::encode_png16(&image).context("cannot encode the texture")?, (max_error, plain)))
+        },
+    )?;
+    let sha256 = description::sha256_hex(&png);
+    let bytes = png.len() as u64;
+    Ok(PackedTexture {
+        name,
+        bytes,
+        container: settings.texture_format,
+        supercompression: description::Supercompression::None,
+        parts_ms,
+        sha256,
+        max_error,
+        plain,
+    })
+}
+
+/// A bone bake's texture: every row's joint matrices, as float texels.
+pub(crate) struct Matrices {
+    /// Every row's matrices, in palette order.
+    pub(crate) rows: Vec<Vec<Mat4>>,
+    /// Texels per row: [`TEXELS_PER_JOINT`] per matrix.
+    pub(crate) width: usize,
+    /// The staged KTX2's bytes.
+    pub(crate) ktx2: Vec<u8>,
+    pub(crate) parts_ms: PartsMs,
+}
+
+/// Pack, for a bone bake: every row's matrices in `palette`'s order, a float KTX2
+/// made whole in memory and staged.
+pub(crate) fn pack_matrices(
+    posed: &Posed,
+    palette: &Palette,
+    settings: &BakeSettings,
+    staged: &mut Staged,
+) -> Result<Matrices> {
+    let width = palette.len() * TEXELS_PER_JOINT;
+    let (rows, ktx2, parts_ms) = stage_in_memory(
+        staged,
+        &settings.texture_file(),
+        || posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>(),
+        |rows| {
+            let texels = matrix_texels(&rows);
+            let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels };
+            let options = vat_ktx2::Ktx2Options {
+                zstd_level: settings.zstd_level,
+                writer: GENERATOR.to_string(),
+                ..Default::default()
+            };
+            Ok((vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?, rows))
+        },
+    )?;
+    Ok(Matrices { rows, width, ktx2, parts_ms })
+}
+
+/// The texture's floats: every row's matrices, columns in order, rows stacked.
+fn matrix_texels(rows: &[Vec<Mat4>]) -> Vec<f32> {
+    rows.iter().flat_map(|row| row.iter().flat_map(|m| m.to_cols_array())).collect()
 }
 
 /// A texture made whole in memory (the 16-bit PNG, a bone bake's float KTX2) and staged

@@ -3,9 +3,9 @@
 
 use glam::Mat4;
 
-use super::root_motion::worlds;
 use crate::description::{self};
 use crate::error::Error;
+use crate::features::root_motion::worlds;
 
 /// The nearest of `names` to `wanted` (edit distance, case folded), at most `count`, nearest first.
 pub fn nearest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>, count: usize) -> Vec<&'a str> {

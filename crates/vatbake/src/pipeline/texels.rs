@@ -118,7 +118,7 @@ pub struct Streamed {
 /// [`Streamed::max_error`].
 pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, q: &Quantizing) -> (Vec<u16>, f32) {
     let mut texels = vec![0u16; layout.texels() * 4];
-    let worst = fill_rows(rig, poses, layout, columns, q, 0, NormalEncoding::Packed8, &mut texels);
+    let worst = fill_rows(&Image { rig, poses, layout, columns, q }, 0, NormalEncoding::Packed8, &mut texels);
     (texels, worst)
 }
 
@@ -144,8 +144,8 @@ pub fn stream_texels<E: Send>(
     q: &Quantizing,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Streamed, E> {
-    let (evaluating, max_error) =
-        stream_chunks(rig, poses, layout, columns, q, CHUNK_BYTES, NormalEncoding::Packed8, sink)?;
+    let image = Image { rig, poses, layout, columns, q };
+    let (evaluating, max_error) = stream_chunks(&image, CHUNK_BYTES, NormalEncoding::Packed8, sink)?;
     Ok(Streamed { evaluating, max_error })
 }
 
@@ -159,22 +159,29 @@ pub fn stream_normal_texels<E: Send>(
     q: &Quantizing,
     sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<Duration, E> {
-    Ok(stream_chunks(rig, poses, layout, columns, q, CHUNK_BYTES, NormalEncoding::Separate16, sink)?.0)
+    let image = Image { rig, poses, layout, columns, q };
+    Ok(stream_chunks(&image, CHUNK_BYTES, NormalEncoding::Separate16, sink)?.0)
+}
+
+/// What the image rows' texels are made of: the rig and every row's pose, the
+/// texture's layout and column order, and the quantizing.
+struct Image<'a> {
+    rig: &'a Rig<'a>,
+    poses: &'a [RowPose],
+    layout: &'a Layout,
+    columns: &'a Columns,
+    q: &'a Quantizing,
 }
 
 /// Fills chunks of `chunk_bytes` (whole image rows) and hands them to `sink` in order;
 /// returns the time spent evaluating and the largest position error [`fill_rows`] measured.
-#[allow(clippy::too_many_arguments)]
 fn stream_chunks<E: Send>(
-    rig: &Rig,
-    poses: &[RowPose],
-    layout: &Layout,
-    columns: &Columns,
-    q: &Quantizing,
+    image: &Image,
     chunk_bytes: usize,
     normal: NormalEncoding,
     mut sink: impl FnMut(&[u16]) -> Result<(), E> + Send,
 ) -> Result<(Duration, f32), E> {
+    let layout = image.layout;
     let mut evaluating = Duration::ZERO;
     let mut worst = 0f32;
     let row_len = layout.width * 4;
@@ -184,8 +191,7 @@ fn stream_chunks<E: Send>(
         for first_row in (0..layout.height).step_by(rows_per_chunk) {
             let rows = rows_per_chunk.min(layout.height - first_row);
             let at = Instant::now();
-            worst =
-                worst.max(fill_rows(rig, poses, layout, columns, q, first_row, normal, &mut chunk[..rows * row_len]));
+            worst = worst.max(fill_rows(image, first_row, normal, &mut chunk[..rows * row_len]));
             evaluating += at.elapsed();
             sink(&chunk[..rows * row_len])?;
         }
@@ -215,8 +221,7 @@ fn stream_chunks<E: Send>(
                 }
             };
             let at = Instant::now();
-            worst =
-                worst.max(fill_rows(rig, poses, layout, columns, q, first_row, normal, &mut chunk[..rows * row_len]));
+            worst = worst.max(fill_rows(image, first_row, normal, &mut chunk[..rows * row_len]));
             evaluating += at.elapsed();
             if filled.send((rows, chunk)).is_err() {
                 break;
@@ -232,17 +237,8 @@ fn stream_chunks<E: Send>(
 /// last column are set to zero. Returns, for positions on a grid coarser than full
 /// precision, the largest distance between an evaluated position and its decoded
 /// texel; 0 otherwise (the largest of the rows' own: the same at any thread count).
-#[allow(clippy::too_many_arguments)]
-fn fill_rows(
-    rig: &Rig,
-    poses: &[RowPose],
-    layout: &Layout,
-    columns: &Columns,
-    q: &Quantizing,
-    first_row: usize,
-    normal: NormalEncoding,
-    texels: &mut [u16],
-) -> f32 {
+fn fill_rows(image: &Image, first_row: usize, normal: NormalEncoding, texels: &mut [u16]) -> f32 {
+    let Image { rig, poses, layout, columns, q } = *image;
     let quantizer = &Quantizer::on_grid(&q.bounds, &q.grid);
     let measure = !q.grid.is_full() && normal == NormalEncoding::Packed8;
     assert_eq!(poses.len(), layout.rows, "one pose per row");
@@ -269,7 +265,7 @@ fn fill_rows(
                     NormalEncoding::Packed8 => vat_bounds::encode_texels(quantizer, positions, normals, used),
                     NormalEncoding::Separate16 => {
                         for (texel, &normal) in used.chunks_exact_mut(4).zip(normals.iter()) {
-                            let [x, y] = crate::pipeline::normals::encode_normal16(normal);
+                            let [x, y] = crate::features::normals::encode_normal16(normal);
                             texel.copy_from_slice(&[x, y, 0, 0]);
                         }
                     }
@@ -403,11 +399,7 @@ mod tests {
             let streamed = in_pool(threads, || {
                 let mut streamed = Vec::new();
                 stream_chunks(
-                    &rig,
-                    &poses,
-                    &layout,
-                    &columns,
-                    &q,
+                    &Image { rig: &rig, poses: &poses, layout: &layout, columns: &columns, q: &q },
                     5 * 32,
                     NormalEncoding::Packed8,
                     |rows: &[u16]| {
@@ -435,11 +427,13 @@ mod tests {
             let mut calls = 0;
             let result = in_pool(threads, || {
                 stream_chunks(
-                    &rig,
-                    &poses,
-                    &layout,
-                    &columns,
-                    &Quantizing::full(bounds),
+                    &Image {
+                        rig: &rig,
+                        poses: &poses,
+                        layout: &layout,
+                        columns: &columns,
+                        q: &Quantizing::full(bounds),
+                    },
                     32,
                     NormalEncoding::Packed8,
                     |_: &[u16]| {

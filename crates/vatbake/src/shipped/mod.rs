@@ -18,7 +18,7 @@
 pub(crate) mod exports;
 
 /// The 16+16 octahedral normal of `--normals separate`, decoded as a reader of the bake does.
-pub use crate::pipeline::normals::decode_normal16;
+pub use crate::features::normals::decode_normal16;
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
@@ -337,7 +337,7 @@ impl Shipped {
     /// The normal of the texel whose first value is at `at`, its alpha `alpha`.
     fn normal_at(&self, at: usize, alpha: u16) -> Vec3 {
         match (&self.normal_texels, self.description.normals.mode) {
-            (Some(normals), _) => crate::pipeline::normals::decode_normal16(normals[at], normals[at + 1]),
+            (Some(normals), _) => crate::features::normals::decode_normal16(normals[at], normals[at + 1]),
             (None, description::NormalsMode::None) => Vec3::ZERO,
             (None, _) => vat_bounds::decode_normal(alpha),
         }

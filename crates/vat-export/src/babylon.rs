@@ -20,15 +20,21 @@ use base64::Engine;
 use glam::Mat4;
 use serde_json::json;
 
-use crate::description::ClipEntry;
+use crate::types::{BakedBones, ClipSpan, ExportFile};
+
+/// `<name>.babylon.json` of `bones`.
+pub fn babylon(bones: &BakedBones) -> Vec<ExportFile> {
+    let text = json(bones.rows, bones.clips, bones.mesh_file, bones.generator);
+    vec![ExportFile { name: file_name(bones.name), bytes: text.into_bytes() }]
+}
 
 /// The file's name: `<name>.babylon.json`.
-pub fn file_name(name: &str) -> String {
+fn file_name(name: &str) -> String {
     format!("{name}.babylon.json")
 }
 
 /// The JSON text of `rows` (each row's matrices in texture order).
-pub fn json(rows: &[Vec<Mat4>], clips: &[ClipEntry], mesh_file: &str) -> String {
+fn json(rows: &[Vec<Mat4>], clips: &[ClipSpan], mesh_file: &str, generator: &str) -> String {
     let bones = rows.first().map_or(0, Vec::len);
     let mut floats = Vec::with_capacity(rows.len() * (bones + 1) * 16);
     for row in rows {
@@ -55,7 +61,7 @@ pub fn json(rows: &[Vec<Mat4>], clips: &[ClipEntry], mesh_file: &str) -> String 
         "width": (bones + 1) * 4,
         "height": rows.len(),
         "mesh": mesh_file,
-        "generator": crate::settings::GENERATOR,
+        "generator": generator,
         "clips": clips,
     });
     let mut text = serde_json::to_string(&value).expect("a JSON value always serializes");
@@ -70,20 +76,16 @@ mod tests {
     #[test]
     fn a_row_is_its_matrices_then_an_identity_in_column_major_order() {
         let m = Mat4::from_translation(glam::Vec3::new(1.0, 2.0, 3.0));
-        let clip = ClipEntry {
+        let clip = ClipSpan {
             name: "walk".into(),
-            source_index: 0,
-            merged_from: vec![],
             slot: Some("walk".into()),
             row: 0,
             rows: 2,
             duration: 1.0,
             rate: 1.0,
             looping: true,
-            loop_row: false,
-            root_motion: None,
         };
-        let text = json(&[vec![m], vec![Mat4::IDENTITY]], &[clip], "a.rest.glb");
+        let text = json(&[vec![m], vec![Mat4::IDENTITY]], &[clip], "a.rest.glb", "vatbake test");
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!((value["width"].as_u64(), value["height"].as_u64()), (Some(8), Some(2)));
         let bytes = base64::engine::general_purpose::STANDARD.decode(value["vertexData"].as_str().unwrap()).unwrap();

@@ -1,0 +1,61 @@
+//! Verify's entry into the pipeline: the vertex bake's stages up to evaluate (load →
+//! clips → decimate → evaluate, and `--loop-rows`' bounds and loop rows), with the
+//! settings a description records; nothing is written. `verify` reaches the pipeline
+//! through this and nothing else: what it compares a shipped texture with is here.
+
+use anyhow::Result;
+use vat_model::{Columns, Layout};
+use vat_skin::{Rig, RowPose};
+
+use crate::description::ClipEntry;
+use crate::pipeline::{bounds::*, clips::*, decimate::*, evaluate::*, load::*, Found};
+use crate::settings::BakeSettings;
+
+/// A fresh evaluation of a bake's source, for `verify`: the bake's own load,
+/// clip choice, decimation and evaluation with `settings`, nothing written.
+pub(crate) struct Fresh<'m> {
+    /// The rig of the baked points (decimated, when the settings decimate).
+    rig: Rig<'m>,
+    /// The pose of every global row, the clips stacked in order.
+    poses: Vec<RowPose>,
+    /// The clips with their rows, rates and durations (slots not set; loops only with `--loop-rows`).
+    pub entries: Vec<ClipEntry>,
+    /// The texture layout the bake makes.
+    pub layout: Layout,
+    /// Which point each column holds, as the bake orders them.
+    pub columns: Columns,
+    /// SHA-256 of the source file, lowercase hex.
+    pub source_sha256: String,
+}
+
+impl Fresh<'_> {
+    /// Positions and normals of every point on global row `row`.
+    pub fn evaluate_row(&self, row: usize, positions: &mut [glam::Vec3A], normals: &mut [glam::Vec3A]) {
+        self.rig.evaluate(&self.poses[row], 0..self.layout.points, positions, normals);
+    }
+}
+
+/// Runs the bake's stages up to the evaluation (load → clips → decimate →
+/// evaluate) with `settings`, and hands the result to `then`: every row's pose of
+/// the points the bake would write, without writing anything.
+pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fresh) -> Result<R>) -> Result<R> {
+    let mut found = Found::default();
+    let source = load(settings, &mut found)?;
+    let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
+    let decimation = decimate(&source.model, settings, &mut found.warnings)?;
+    let model = baked_model(&source.model, &decimation);
+    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    if settings.loop_rows {
+        bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
+        layout = add_loop_rows(&mut posed, &mut Vec::new(), settings);
+    }
+    then(&Fresh {
+        rig: posed.rig,
+        poses: posed.poses,
+        entries: posed.entries,
+        layout,
+        columns: posed.columns,
+        source_sha256: source.sha256.clone(),
+    })
+}
