@@ -7,36 +7,23 @@
 
 use crate::types::{Baked, BakedBones, Export, ExportError, ExportFile};
 
-/// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumIter,
-    strum::IntoStaticStr,
-    strum::Display,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[strum(serialize_all = "lowercase")]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// The description, the KTX2 (or PNG) texture and the rest mesh alone.
-    #[default]
-    Vatbake,
-    /// Also OpenVAT's 16-bit PNG of offsets, normals PNG, remap JSON and mesh.
-    Openvat,
-    /// Also SideFX Labs VAT 3 soft-body textures, data JSON and mesh.
-    Vat3,
-    /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
-    Playcanvas,
-    /// Also `<name>.babylon.json`, the baked data Babylon.js's
-    /// `VertexAnimationBaker.loadBakedVertexDataFromJSON` reads (a bone bake).
-    Babylon,
+vat_model::closed_set! {
+    /// The files a bake writes (`--format`): its own set, or with another tool's files beside it.
+    #[derive(Default)]
+    pub enum Format {
+        /// The description, the KTX2 (or PNG) texture and the rest mesh alone.
+        #[default]
+        Vatbake = "vatbake",
+        /// Also OpenVAT's 16-bit PNG of offsets, normals PNG, remap JSON and mesh.
+        Openvat = "openvat",
+        /// Also SideFX Labs VAT 3 soft-body textures, data JSON and mesh.
+        Vat3 = "vat3",
+        /// Also PlayCanvas's `.vat` container (engine `scripts/esm/vat`).
+        Playcanvas = "playcanvas",
+        /// Also `<name>.babylon.json`, the baked data Babylon.js's
+        /// `VertexAnimationBaker.loadBakedVertexDataFromJSON` reads (a bone bake).
+        Babylon = "babylon",
+    }
 }
 
 vat_model::named_from_str!(Format, "an output format");
@@ -114,11 +101,6 @@ impl Format {
                 fits: None,
             },
         }
-    }
-
-    /// The name `--format` takes and the description records.
-    pub fn as_str(self) -> &'static str {
-        self.into()
     }
 
     /// Its line in `--help`.

@@ -52,49 +52,31 @@ const fn gltf_space(name: &'static str, handedness: Handedness, container: Optio
     }
 }
 
-/// The engine a bake is for (`--target`): the registry of engines, each with its
-/// [`Convention`]. Adding one is a member here, its arm in [`Target::convention`] and its
-/// page in docs/targets/ (crates/vat-export/README.md, "Adding a target or a format").
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::EnumIter,
-    strum::IntoStaticStr,
-    strum::Display,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[strum(serialize_all = "lowercase")]
-#[serde(rename_all = "lowercase")]
-pub enum Target {
-    /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
-    #[default]
-    Three,
-    /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
-    Babylon,
-    /// PlayCanvas (right-handed, Y up, metres).
-    Playcanvas,
-    /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
-    Godot,
-    /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
-    Unity,
-    /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
-    Unreal,
+vat_model::closed_set! {
+    /// The engine a bake is for (`--target`): the registry of engines, each with its
+    /// [`Convention`]. Adding one is a member here, its arm in [`Target::convention`] and its
+    /// page in docs/targets/ (crates/vat-export/README.md, "Adding a target or a format").
+    #[derive(Default)]
+    pub enum Target {
+        /// glTF's conventions (+Y up, right-handed, metres, uv origin at the top): three.js and the rest GLB as it is.
+        #[default]
+        Three = "three",
+        /// Babylon.js (left-handed, Y up; its glTF loader's root node flips the handedness above the mesh).
+        Babylon = "babylon",
+        /// PlayCanvas (right-handed, Y up, metres).
+        Playcanvas = "playcanvas",
+        /// Godot (right-handed, Y up, metres): glTF's space, the texels in a float EXR.
+        Godot = "godot",
+        /// Unity (left-handed, Y up, metres, uv origin at the bottom): x negated, a float EXR.
+        Unity = "unity",
+        /// Unreal Engine (left-handed, Z up, centimetres): (x, z, y) × 100, a float EXR.
+        Unreal = "unreal",
+    }
 }
 
 vat_model::named_from_str!(Target, "a target");
 
 impl Target {
-    /// The name `--target` takes and the description's `target` record holds.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
     /// The engine's conventions, as its glTF importer leaves a mesh.
     pub fn convention(self) -> Convention {
         let name = self.as_str();
