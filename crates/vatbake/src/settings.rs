@@ -220,6 +220,43 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 5;
 /// (docs/PERFORMANCE.md, "Texture size").
 pub const SMALLEST_ZSTD_LEVEL: i32 = 19;
 
+/// `--format` and `--target` take their names and each name's help line from the
+/// registry (vat-export), so `--help` and the shell completions list every member as the
+/// registry has it; a wrong name gets the registry's own error, as in a roster.
+#[cfg(feature = "cli")]
+fn registry<T>(about: fn(T) -> &'static str) -> Registry<T> {
+    Registry { about }
+}
+
+#[cfg(feature = "cli")]
+#[derive(Clone)]
+struct Registry<T> {
+    about: fn(T) -> &'static str,
+}
+
+#[cfg(feature = "cli")]
+impl<T> clap::builder::TypedValueParser for Registry<T>
+where
+    T: strum::IntoEnumIterator + Into<&'static str> + std::str::FromStr<Err = String> + Copy + Send + Sync + 'static,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        clap::builder::StringValueParser::new().try_map(|text| text.parse::<T>()).parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            T::iter().map(|member| clap::builder::PossibleValue::new(member.into()).help((self.about)(member))),
+        ))
+    }
+}
+
 /// A bake's settings as a caller gives them, declared once: the roster's TOML keys
 /// (serde) and, with the `cli` feature, `vatbake bake`'s flags (clap), each named after
 /// its field (`max_frames` is `--max-frames`), each doc comment the flag's help. Every
@@ -326,19 +363,14 @@ pub struct BakeOptions {
     /// [default: 16]
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub bits: Option<u32>,
-    /// Also write another tool's files beside the bake, for its players: openvat (16-bit PNG of offsets,
-    /// remap JSON, normals, mesh), vat3 (SideFX Labs VAT 3 soft-body: float EXRs of offsets and normal
-    /// quaternions, Houdini's data JSON, mesh; all clips as one frame range) or playcanvas (the engine's .vat).
-    /// babylon: <name>.babylon.json, the data Babylon.js's VertexAnimationBaker.loadBakedVertexDataFromJSON
-    /// reads, with each clip's frame range (a bone bake: implies --mode bones) [default: vatbake]
+    /// Also write another tool's files beside the bake, for its players [default: vatbake]
     #[serde(default, deserialize_with = "parsed")]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "vatbake|openvat|vat3|playcanvas|babylon"))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FORMAT", value_parser = registry(OutputFormat::about)))]
     pub format: Option<OutputFormat>,
-    /// The engine the bake is for: three (glTF's +Y up, right-handed, metres; the default files). babylon,
-    /// playcanvas, godot, unity, unreal: a target record in the description, and for godot, unity and unreal
-    /// <name>-<target>.exr with the texels in that engine's space (docs/targets/) [default: three]
+    /// The engine the bake is for: other than three, a target record in the description, and for some
+    /// a texture in the engine's space (docs/targets/) [default: three]
     #[serde(default, deserialize_with = "parsed")]
-    #[cfg_attr(feature = "cli", arg(long, value_name = "three|babylon|playcanvas|godot|unity|unreal"))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TARGET", value_parser = registry(Target::about)))]
     pub target: Option<Target>,
     /// For each looping clip, append a copy of its first row after its last (unless it already ends on it),
     /// so a player interpolating between rows wraps with no jump (clips[i].loop_row).
