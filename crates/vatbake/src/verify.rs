@@ -350,6 +350,51 @@ fn compare(
 ) -> VerifyReport {
     let d = &files.description;
     let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
+    check_structure(files, source, fresh, &mut note);
+    let layout = fresh.layout;
+    let recorded_bounds = shipped::bounds_of(d);
+    let decimation_error = d.decimation.as_ref().map_or(0.0, |dec| dec.max_error);
+    // Positions snapped to a coarser grid (--tolerance, --bits) may be half a cell off.
+    let grid = vat_bounds::Grid(d.positions.grid.unwrap_or(vat_bounds::Grid::FULL.0));
+    // Before the comparison gives the fresh bounds: the recorded ones.
+    let mut report = VerifyReport {
+        description: PathBuf::new(),
+        source: PathBuf::new(),
+        passed: false,
+        diagonal: recorded_bounds.diagonal(),
+        precision: recorded_bounds.precision_on(&grid),
+        decimation_error,
+        tolerance: tolerance_on(&recorded_bounds, &grid, decimation_error),
+        normal_tolerance_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES + NORMAL_SLACK_DEGREES,
+        clips: Vec::new(),
+        findings: Vec::new(),
+        elapsed_ms: 0.0,
+    };
+    let Some(shipped) = shipped.filter(|_| layout.points == d.points as usize) else { return report };
+    if shipped.columns != fresh.columns {
+        let i = (0..layout.points).find(|&i| shipped.columns.column(i) != fresh.columns.column(i)).unwrap_or(0);
+        note(
+            "rest-mesh",
+            format!(
+                "{}: vertex {i} reads texture column {}, where the bake's column order ({}) puts it in column {}",
+                files.mesh.display(),
+                shipped.columns.column(i),
+                d.texture.column_order,
+                fresh.columns.column(i)
+            ),
+        );
+        return report;
+    }
+    let compared = compare_rows(d, shipped, rest, fresh);
+    check_bounds(files, &compared, layout.rows, &grid, &mut report, &mut note);
+    judge_clips(files, &compared, rest.is_some(), &mut report, &mut note);
+    report
+}
+
+/// What the files record against what the source gives: the source's hash, the point
+/// count, the texture's shape and the clips.
+fn check_structure(files: &ShippedFiles, source: &Path, fresh: &Fresh, note: &mut impl FnMut(&'static str, String)) {
+    let d = &files.description;
     let path = files.path.display();
     if fresh.source_sha256 != d.source.sha256 {
         note(
@@ -376,49 +421,27 @@ fn compare(
             ),
         );
     }
-    check_clips(&path.to_string(), &d.clips, &fresh.entries, &mut note);
+    check_clips(&path.to_string(), &d.clips, &fresh.entries, note);
+}
 
-    let recorded_bounds = shipped::bounds_of(d);
-    let decimation_error = d.decimation.as_ref().map_or(0.0, |dec| dec.max_error);
-    let normal_tolerance = vat_bounds::NORMAL_MAX_ERROR_DEGREES + NORMAL_SLACK_DEGREES;
-    // Before the comparison gives the fresh bounds: the recorded ones.
-    // Positions snapped to a coarser grid (--tolerance, --bits) may be half a cell off.
-    let grid = vat_bounds::Grid(d.positions.grid.unwrap_or(vat_bounds::Grid::FULL.0));
-    let tolerance_of = |b: &Bounds| {
-        b.precision_on(&grid) * 1.001
-            + decimation_error
-            + 2.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
-    };
-    let mut report = VerifyReport {
-        description: PathBuf::new(),
-        source: PathBuf::new(),
-        passed: false,
-        diagonal: recorded_bounds.diagonal(),
-        precision: recorded_bounds.precision_on(&grid),
-        decimation_error,
-        tolerance: tolerance_of(&recorded_bounds),
-        normal_tolerance_degrees: normal_tolerance,
-        clips: Vec::new(),
-        findings: Vec::new(),
-        elapsed_ms: 0.0,
-    };
-    let Some(shipped) = shipped.filter(|_| layout.points == d.points as usize) else { return report };
-    if shipped.columns != fresh.columns {
-        let i = (0..layout.points).find(|&i| shipped.columns.column(i) != fresh.columns.column(i)).unwrap_or(0);
-        note(
-            "rest-mesh",
-            format!(
-                "{}: vertex {i} reads texture column {}, where the bake's column order ({}) puts it in column {}",
-                files.mesh.display(),
-                shipped.columns.column(i),
-                d.texture.column_order,
-                fresh.columns.column(i)
-            ),
-        );
-        return report;
-    }
+/// The tolerance of a comparison against bounds `b`: half a cell of the grid, the
+/// decimation's error and the float rounding of positions that far from the origin.
+fn tolerance_on(b: &Bounds, grid: &vat_bounds::Grid, decimation_error: f32) -> f32 {
+    b.precision_on(grid) * 1.001 + decimation_error + 2.0 * f32::EPSILON * (b.center.abs() + b.half_extent).length()
+}
 
-    // Every clip's rows, decoded where the description says, fresh where the bake puts them.
+/// Every clip's rows compared: for each clip, its (decoded, fresh) row pairs and one
+/// result per pair.
+struct Compared {
+    pairs: Vec<(usize, Vec<(usize, usize)>)>,
+    per_clip: Vec<Vec<RowResult>>,
+    points: usize,
+}
+
+/// Every clip's rows, decoded where the description says, fresh where the bake puts
+/// them, compared point by point (rows in parallel).
+fn compare_rows(d: &description::Description, shipped: &Shipped, rest: Option<&RestMesh>, fresh: &Fresh) -> Compared {
+    let layout = fresh.layout;
     let pairs: Vec<(usize, Vec<(usize, usize)>)> = d
         .clips
         .iter()
@@ -496,18 +519,32 @@ fn compare(
                 .collect()
         })
         .collect();
+    Compared { pairs, per_clip, points }
+}
 
-    // The fresh bounds, when every row was compared: the box the bake quantized against.
-    let compared: usize = pairs.iter().map(|(_, rows)| rows.len()).sum();
-    let all = per_clip.iter().flatten();
+/// The fresh bounds, when every row was compared (the box the bake quantized against):
+/// the report's tolerance from them, and a finding when the recorded ones differ.
+fn check_bounds(
+    files: &ShippedFiles,
+    compared: &Compared,
+    layout_rows: usize,
+    grid: &vat_bounds::Grid,
+    report: &mut VerifyReport,
+    note: &mut impl FnMut(&'static str, String),
+) {
+    let d = &files.description;
+    let path = files.path.display();
+    let recorded_bounds = shipped::bounds_of(d);
+    let rows: usize = compared.pairs.iter().map(|(_, rows)| rows.len()).sum();
+    let all = compared.per_clip.iter().flatten();
     let (lo, hi) =
         all.fold((Vec3A::INFINITY, Vec3A::NEG_INFINITY), |(lo, hi), r| (lo.min(r.min), hi.max(r.max_corner)));
-    let fresh_bounds = (compared == layout.rows && compared > 0 && lo.is_finite() && hi.is_finite())
+    let fresh_bounds = (rows == layout_rows && rows > 0 && lo.is_finite() && hi.is_finite())
         .then(|| Bounds::from_points([Vec3::from(lo), Vec3::from(hi)]));
     if let Some(b) = &fresh_bounds {
         report.diagonal = b.diagonal();
-        report.precision = b.precision_on(&grid);
-        report.tolerance = tolerance_of(b);
+        report.precision = b.precision_on(grid);
+        report.tolerance = tolerance_on(b, grid, report.decimation_error);
         let off = (b.center - recorded_bounds.center).abs().max((b.half_extent - recorded_bounds.half_extent).abs());
         if off.max_element() > b.precision() {
             note(
@@ -523,13 +560,29 @@ fn compare(
             );
         }
     }
+}
+
+/// Each clip judged on its compared rows: over the tolerance, normals, a frozen clip,
+/// and a texture that holds the rest pose; one `ClipCheck` each in the report.
+fn judge_clips(
+    files: &ShippedFiles,
+    compared: &Compared,
+    has_rest: bool,
+    report: &mut VerifyReport,
+    note: &mut impl FnMut(&'static str, String),
+) {
+    let d = &files.description;
+    let path = files.path.display();
+    let (pairs, per_clip, points) = (&compared.pairs, &compared.per_clip, compared.points);
+    let rows_compared: usize = pairs.iter().map(|(_, rows)| rows.len()).sum();
+    let normal_tolerance = report.normal_tolerance_degrees;
     let tolerance = report.tolerance;
     let diagonal = report.diagonal;
     let fraction = |v: f32| if diagonal > 0.0 { v / diagonal } else { 0.0 };
 
     let mut moving_anywhere = false;
-    let mut rest_everywhere = rest.is_some() && compared > 0;
-    for ((i, rows), results) in pairs.iter().zip(&per_clip) {
+    let mut rest_everywhere = has_rest && rows_compared > 0;
+    for ((i, rows), results) in pairs.iter().zip(per_clip) {
         let clip = &d.clips[*i];
         let Some(worst) = results.iter().enumerate().max_by(|a, b| a.1.max.total_cmp(&b.1.max)) else { continue };
         let (worst_k, worst) = (worst.0, *worst.1);
@@ -610,7 +663,6 @@ fn compare(
             ),
         );
     }
-    report
 }
 
 /// The description's clips against the bake's: names, rows, rates, durations, offsets.
