@@ -131,8 +131,59 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
     let d = &files.description;
 
-    // The texture: its bytes against the record, then decoded.
-    let image = match std::fs::read(&files.texture) {
+    let image = read_texture(&files, &mut note);
+    let layout = match shipped::layout_of(d) {
+        Ok(layout) => Some(layout),
+        Err(why) => {
+            note("texture-shape", format!("{}: {why}", files.path.display()));
+            None
+        }
+    };
+    let rest = read_rest(&files, &mut note);
+    // The other format's files (`--format`): each there with its recorded size and SHA-256.
+    let folder = files.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    for record in &d.exports {
+        if let Some((code, message)) = crate::shipped::exports::problem(folder, record) {
+            note(code, message);
+        }
+    }
+
+    // The texture is read through the rest mesh's columns: without them, nothing is compared.
+    let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
+    let shipped = match (image, layout, columns) {
+        (Some((image, normal_texels)), Some(layout), Some(columns)) => Some(Shipped {
+            normal_texels,
+            description: d.clone(),
+            bounds: shipped::bounds_of(d),
+            layout,
+            image,
+            columns,
+            files: files.clone(),
+        }),
+        _ => None,
+    };
+
+    let bake_settings = recorded_settings(&files, source.clone())?;
+    let mut report = evaluate_fresh(&bake_settings, |fresh| {
+        Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
+    })
+    .map_err(Error::from)?;
+    report.description = files.path.clone();
+    report.source = source;
+    report.passed = findings.is_empty();
+    report.findings = findings;
+    report.elapsed_ms = crate::pipeline::ms(started);
+    Ok(report)
+}
+
+/// The texture: its bytes against the record, then decoded and its shape checked;
+/// `None` (with a finding) when it cannot be compared.
+fn read_texture(
+    files: &ShippedFiles,
+    note: &mut impl FnMut(&'static str, String),
+) -> Option<(vat_ktx2::Rgba16Image, Option<Vec<u16>>)> {
+    let d = &files.description;
+    match std::fs::read(&files.texture) {
         Err(e) => {
             note("texture-unreadable", format!("{}: cannot read the texture: {e}", files.texture.display()));
             None
@@ -175,16 +226,17 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                 }
             }
         }
-    };
-    let layout = match shipped::layout_of(d) {
-        Ok(layout) => Some(layout),
-        Err(why) => {
-            note("texture-shape", format!("{}: {why}", files.path.display()));
-            None
-        }
-    };
-    // The rest mesh: its hash, then each vertex's column.
-    let rest = match shipped::read_rest_mesh(&files.mesh) {
+    }
+}
+
+/// The rest mesh: its hash, then each vertex's column; `None` (with a finding) when the
+/// texture cannot be read through it.
+fn read_rest(
+    files: &ShippedFiles,
+    note: &mut impl FnMut(&'static str, String),
+) -> Option<(RestMesh, vat_model::Columns)> {
+    let d = &files.description;
+    match shipped::read_rest_mesh(&files.mesh) {
         Err(e) => {
             note("rest-mesh", e.message);
             None
@@ -238,42 +290,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                 }
             }
         }
-    };
-
-    // The other format's files (`--format`): each there with its recorded size and SHA-256.
-    let folder = files.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    for record in &d.exports {
-        if let Some((code, message)) = crate::shipped::exports::problem(folder, record) {
-            note(code, message);
-        }
     }
-
-    // The texture is read through the rest mesh's columns: without them, nothing is compared.
-    let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
-    let shipped = match (image, layout, columns) {
-        (Some((image, normal_texels)), Some(layout), Some(columns)) => Some(Shipped {
-            normal_texels,
-            description: d.clone(),
-            bounds: shipped::bounds_of(d),
-            layout,
-            image,
-            columns,
-            files: files.clone(),
-        }),
-        _ => None,
-    };
-
-    let bake_settings = recorded_settings(&files, source.clone())?;
-    let mut report = evaluate_fresh(&bake_settings, |fresh| {
-        Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
-    })
-    .map_err(Error::from)?;
-    report.description = files.path.clone();
-    report.source = source;
-    report.passed = findings.is_empty();
-    report.findings = findings;
-    report.elapsed_ms = crate::pipeline::ms(started);
-    Ok(report)
 }
 
 /// The source a description names: beside it, then one folder up; of two, the
