@@ -135,11 +135,22 @@ pub fn document_json<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a [u8], LoadE
 fn parse_json(file: &Path, json: &[u8]) -> Result<(Root, serde_json::Value), LoadError> {
     let not_gltf =
         |e: serde_json::Error| LoadError::new(file, ErrorKind::NotGltf, format!("not a glTF 2.0 document: {e}"));
-    let value: serde_json::Value = serde_json::from_slice(json).map_err(not_gltf)?;
+    let mut value: serde_json::Value = serde_json::from_slice(json).map_err(not_gltf)?;
     check_version(file, value.pointer("/asset/version").and_then(|v| v.as_str()))?;
+    fill_optional(&mut value);
     // Deserialized from the Value by reference: no copy of the tree (nor of its data URIs).
     let root = serde::Deserialize::deserialize(&value).map_err(not_gltf)?;
     Ok((root, value))
+}
+
+/// What glTF 2.0 leaves optional and the `gltf` crate's types require, filled in with
+/// the spec's meaning: a scene without `nodes` is an empty scene (Blender writes one
+/// for an unused scene; the Khronos validator and three.js accept it).
+fn fill_optional(value: &mut serde_json::Value) {
+    let scenes = value.get_mut("scenes").and_then(serde_json::Value::as_array_mut);
+    for scene in scenes.into_iter().flatten().filter_map(serde_json::Value::as_object_mut) {
+        scene.entry("nodes").or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    }
 }
 
 /// Loads a model from the bytes of `file` (the path is used for messages and to
@@ -439,8 +450,21 @@ fn load_parts(
         }
     }
     if model.points.is_empty() {
-        return Err(LoadError::new(reader.file, ErrorKind::Invalid, "the scene has no mesh with points")
-            .with_hint("bake a model whose scene contains at least one mesh"));
+        // Another scene with a mesh (a file whose default scene is an empty one).
+        let root = reader.root;
+        fn has_mesh(root: &Root, n: usize, depth: usize) -> bool {
+            let Some(node) = root.nodes.get(n) else { return false };
+            node.mesh.is_some()
+                || depth < 64 && node.children.iter().flatten().any(|c| has_mesh(root, c.value(), depth + 1))
+        }
+        let other = (0..root.scenes.len()).find(|&s| root.scenes[s].nodes.iter().any(|n| has_mesh(root, n.value(), 0)));
+        let hint = match other {
+            Some(s) => format!("scene {s} has a mesh: pass --scene {s}"),
+            None => "bake a model whose scene contains at least one mesh".to_string(),
+        };
+        return Err(
+            LoadError::new(reader.file, ErrorKind::Invalid, "the scene has no mesh with points").with_hint(hint)
+        );
     }
     Ok(())
 }

@@ -207,3 +207,19 @@ fn the_glb_binary_chunk_is_borrowed_not_copied() {
     let buffers = load_buffers(&path, &root, None).unwrap();
     assert!(buffers.iter().all(|b| matches!(b, std::borrow::Cow::Owned(_))));
 }
+
+/// A Blender export with an extra scene that has no `nodes` (optional in glTF 2.0), first
+/// as the default scene's neighbour, then as the scene the file picks.
+#[test]
+fn a_scene_without_nodes_is_an_empty_scene() {
+    let path = fixture("SimpleSkin/SimpleSkin.gltf");
+    let mut json: serde_json::Value = serde_json::from_slice(&read_file(&path).unwrap()).unwrap();
+    json["scenes"].as_array_mut().unwrap().push(serde_json::json!({ "name": "Face" }));
+    let bytes = serde_json::to_vec(&json).unwrap();
+    let loaded = load(&path, &bytes, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((loaded.model.points.len(), loaded.model.scene_roots.as_slice()), (10, &[0][..]));
+    json["scene"] = serde_json::json!(1);
+    let bytes = serde_json::to_vec(&json).unwrap();
+    let error = load(&path, &bytes, &Options::default()).unwrap_err().to_string();
+    assert!(error.ends_with("the scene has no mesh with points; scene 0 has a mesh: pass --scene 0"), "{error}");
+}
