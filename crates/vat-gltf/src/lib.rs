@@ -57,7 +57,7 @@ use vat_model::{
 pub use error::{ErrorKind, LoadError};
 pub use limits::MAX_POINTS;
 pub use summary::{AnimationSummary, ClipSummary, Summary};
-pub use takes::{merge_clips, MergeClips};
+pub use takes::{merge_clips, unique_names, MergeClips};
 
 use accessor::Reader;
 use document::{check_version, node_property};

@@ -132,7 +132,7 @@ impl Summary {
             .iter()
             .map(|a| crate::takes::Animation { name: a.name.as_deref(), range: a.range, targets: a.targets.clone() })
             .collect();
-        crate::takes::group(&grouped, merge)
+        let mut clips: Vec<ClipSummary> = crate::takes::group(&grouped, merge)
             .into_iter()
             .map(|take| {
                 let first = &self.animations[take.members[0]];
@@ -143,7 +143,9 @@ impl Summary {
                     duration: durations.try_fold(0.0f64, |d, m| m.map(|m| d.max(m))),
                 }
             })
-            .collect()
+            .collect();
+        crate::takes::unique_names(clips.iter_mut().map(|c| &mut c.name));
+        clips
     }
 }
 

@@ -193,6 +193,34 @@ pub fn index_list(indices: &[usize]) -> String {
     parts.join(", ")
 }
 
+/// Clip names made unique, as the description, `--clips` and the slots need them: a
+/// name that an earlier clip already has becomes `NAME (2)`, `NAME (3)`, … (the first
+/// free one), in order, so the same file always gives the same names. Unnamed clips
+/// keep no name (they are `animation_<index>`, unique already). Returns each name that
+/// was repeated, once, in order.
+pub fn unique_names<'a>(names: impl IntoIterator<Item = &'a mut Option<String>>) -> Vec<String> {
+    let mut names: Vec<&mut Option<String>> = names.into_iter().collect();
+    let given: HashSet<String> = names.iter().filter_map(|n| (**n).clone()).collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut repeated = Vec::new();
+    for name in names.iter_mut() {
+        let Some(text) = name.as_ref().filter(|n| !n.is_empty()).cloned() else { continue };
+        if seen.insert(text.clone()) {
+            continue;
+        }
+        let free = (2..)
+            .map(|k| format!("{text} ({k})"))
+            .find(|candidate| !given.contains(candidate) && !seen.contains(candidate))
+            .unwrap_or_default();
+        seen.insert(free.clone());
+        **name = Some(free);
+        if !repeated.contains(&text) {
+            repeated.push(text);
+        }
+    }
+    repeated
+}
+
 /// Merges loaded clips into takes by [`group`]: a merged clip has every member's
 /// channels (in source order), the first member's `source_index`, and every
 /// member's source index in `merged_from`. Returns the clips and one note per merged take.
@@ -403,5 +431,28 @@ mod tests {
     fn index_lists_shorten_runs() {
         assert_eq!(index_list(&[0, 1, 2, 3, 5, 7, 8, 9]), "0–3, 5, 7–9");
         assert_eq!(index_list(&[4]), "4");
+    }
+
+    #[test]
+    fn repeated_names_take_the_first_free_suffix_in_order() {
+        let mut names: Vec<Option<String>> =
+            ["Run", "Idle", "Run", "Run (2)", "Run", "", "Idle"].iter().map(|n| Some(n.to_string())).collect();
+        names.push(None);
+        let repeated = unique_names(names.iter_mut());
+        let got: Vec<Option<&str>> = names.iter().map(|n| n.as_deref()).collect();
+        assert_eq!(
+            got,
+            [
+                Some("Run"),
+                Some("Idle"),
+                Some("Run (3)"),
+                Some("Run (2)"),
+                Some("Run (4)"),
+                Some(""),
+                Some("Idle (2)"),
+                None
+            ]
+        );
+        assert_eq!(repeated, ["Run", "Idle"]);
     }
 }

@@ -239,3 +239,24 @@ fn the_split_take_variant_bakes_like_its_base_walk() {
     let worst = a.iter().zip(&b).map(|(x, y)| x.abs_diff(*y)).max();
     assert!(worst.unwrap() <= 1, "texels differ by {worst:?} steps");
 }
+
+/// Clips that share a name (three animations all named "Walk") get unique names, one
+/// warning, and an audit that agrees; `--clips` picks a renamed clip by its new name.
+#[test]
+fn clips_that_share_a_name_are_renamed_once_and_addressable() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = split_take(dir.path());
+    let mut document: Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    for animation in document["animations"].as_array_mut().unwrap() {
+        animation["name"] = json!("Walk");
+    }
+    std::fs::write(&model, serde_json::to_vec(&document).unwrap()).unwrap();
+    let out = dir.path().join("out");
+    let (_, description, warnings) = bake(&model, &out, &[]);
+    assert_eq!(names(&description), ["Walk", "Walk (2)", "Walk (3)"]);
+    assert_eq!(warnings.matches("more than one clip is named \"Walk\"").count(), 1, "{warnings}");
+    assert_eq!(audit_kinds(&out), Vec::<String>::new());
+    let picked = dir.path().join("picked");
+    let (_, description, _) = bake(&model, &picked, &["--clips", "Walk (3)"]);
+    assert_eq!(names(&description), ["Walk (3)"]);
+}

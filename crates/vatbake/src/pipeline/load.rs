@@ -6,7 +6,7 @@
 //! clips' choice, anything evaluated, the output folder.
 
 use anyhow::Result;
-use vat_model::Model;
+use vat_model::{Finding, Model};
 
 use super::*;
 use crate::description::{self};
@@ -34,6 +34,21 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
     let merged_notes;
     (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
     found.notes.extend(merged_notes);
+    let repeated = vat_gltf::unique_names(model.clips.iter_mut().map(|c| &mut c.name));
+    if !repeated.is_empty() {
+        let quoted: Vec<String> = repeated.iter().map(|n| format!("\"{n}\"")).collect();
+        found.warnings.push(
+            Finding::new(
+                "duplicate-clip-names",
+                format!(
+                    "{}: more than one clip is named {}: each later one is renamed \"NAME (2)\", \"NAME (3)\", …",
+                    file.display(),
+                    quoted.join(", ")
+                ),
+            )
+            .advice("name each clip once in the source, or address the renamed clips by their new names in --clips"),
+        );
+    }
     if model.clips.is_empty() {
         return Err(Error::input(format!(
             "{}: the model has no animation clips, so there is nothing to bake; \
