@@ -805,6 +805,7 @@ mod tests {
             name: "Dead".into(),
             source_index: 3,
             merged_from: Vec::new(),
+            animations_file: None,
             slot: None,
             row: 162,
             rows: 31,

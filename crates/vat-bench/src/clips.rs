@@ -95,6 +95,7 @@ mod tests {
             name: Some(name.to_string()),
             source_index: 0,
             merged_from: Vec::new(),
+            file: None,
             channels: vec![Channel {
                 node: 0,
                 property: Property::Translation,

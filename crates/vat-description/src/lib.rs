@@ -46,6 +46,11 @@ pub struct Description {
     pub generator: String,
     /// The source model: its file name, SHA-256 and size.
     pub source: Source,
+    /// The files whose clips were played on the source's skeleton (`--animations`), in
+    /// order: each file's path relative to the source's folder, SHA-256 and size. Absent:
+    /// every clip is the source's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub animations: Vec<Source>,
     /// The settings the bake ran with.
     pub settings: Settings,
     /// The coordinate system of the decoded positions and normals.
@@ -271,6 +276,13 @@ pub struct Settings {
     /// Per-clip `--root-motion CLIP=MODE` overrides, by clip name; absent: none.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub root_motion_clips: std::collections::BTreeMap<String, RootMotionMode>,
+    /// `--animation-translations`: which translation tracks of `--animations` clips play:
+    /// "all" (the default, not written: as three.js plays them) or "root".
+    #[serde(default, skip_serializing_if = "is_all")]
+    pub animation_translations: AnimationTranslations,
+    /// SHA-256 of the name map `--animation-names` bound the clips with; absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub animation_names_sha256: Option<String>,
     /// Tallest texture (or array layer) allowed (`--max-size WxH`, `--device`);
     /// taller textures are split into array layers (`texture.layers`). Absent: no bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -561,6 +573,10 @@ pub struct ClipEntry {
     /// all of them together to see this clip.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<u32>,
+    /// The file the clip comes from: an index into the description's `animations`
+    /// (`source_index` is then that file's animation). Absent: the source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub animations_file: Option<u32>,
     /// The game slot this clip fills, or null when unassigned.
     pub slot: Option<String>,
     /// First row of the clip (within a band).
@@ -818,6 +834,25 @@ vat_model::closed_set! {
         /// Keep every animation its own clip.
         Never = "never",
     }
+}
+
+vat_model::closed_set! {
+    /// Which translation tracks of clips from `--animations` files play
+    /// (`settings.animation_translations`).
+    #[derive(Default)]
+    pub enum AnimationTranslations {
+        /// Every one, as three.js's AnimationMixer plays them.
+        #[default]
+        All = "all",
+        /// The root's alone: the other joints keep the character's bone lengths.
+        Root = "root",
+    }
+}
+
+vat_model::named_from_str!(AnimationTranslations, "an animation translations mode");
+
+fn is_all(t: &AnimationTranslations) -> bool {
+    *t == AnimationTranslations::All
 }
 
 vat_model::closed_set! {

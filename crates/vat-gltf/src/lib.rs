@@ -37,6 +37,7 @@ mod influences;
 mod limits;
 mod materials;
 mod meshopt;
+pub mod retarget;
 pub mod summary;
 pub mod takes;
 pub mod write;
@@ -151,6 +152,38 @@ fn fill_optional(value: &mut serde_json::Value) {
     for scene in scenes.into_iter().flatten().filter_map(serde_json::Value::as_object_mut) {
         scene.entry("nodes").or_insert_with(|| serde_json::Value::Array(Vec::new()));
     }
+}
+
+/// An animation file read for its clips alone (`--animations`): its nodes (names and
+/// hierarchy, for binding by name) and its clips, with no mesh needed. A library of
+/// clips (Mixamo, KayKit, Quaternius) often has none, or a throwaway one.
+pub struct Library {
+    /// Every node of the file, as [`load`] reads them.
+    pub nodes: Vec<Node>,
+    /// Every animation, as [`load`] reads them; their channels name this file's nodes.
+    pub clips: Vec<Clip>,
+    /// What the loader worked around.
+    pub warnings: Vec<Finding>,
+}
+
+/// Reads the nodes and clips of an animation file (`.glb` or `.gltf`), checked as
+/// [`load`] checks them; its meshes are not read.
+pub fn load_library(file: &Path, bytes: &[u8]) -> Result<Library, LoadError> {
+    let container = container::split(file, bytes)?;
+    let (root, _) = parse_json(file, container.json)?;
+    check_extensions(file, &root)?;
+    let buffers = load_buffers(file, &root, container.bin)?;
+    let decoded = meshopt::decode_views(file, &root, &buffers)?;
+    let reader = Reader { file, root: &root, buffers, decoded, values_read: Default::default() };
+    let nodes = load_nodes(&reader)?;
+    let model = Model { nodes, ..Model::default() };
+    let mut warnings = Vec::new();
+    let clips = load_clips(&reader, &model, &mut warnings)?;
+    if clips.is_empty() {
+        return Err(LoadError::new(file, ErrorKind::Invalid, "the file has no animations to play on the character")
+            .with_hint("pass a file that holds animation clips with --animations"));
+    }
+    Ok(Library { nodes: model.nodes, clips, warnings })
 }
 
 /// Loads a model from the bytes of `file` (the path is used for messages and to
@@ -798,7 +831,13 @@ fn load_clips(reader: &Reader, model: &Model, warnings: &mut Vec<Finding>) -> Re
             let s = if repeated == 1 { " repeats" } else { "s repeat" };
             repeats.push(format!("{label}: {repeated} channel{s} a node's property"));
         }
-        clips.push(Clip { name: animation.name.clone(), source_index: index, merged_from: Vec::new(), channels });
+        clips.push(Clip {
+            name: animation.name.clone(),
+            source_index: index,
+            merged_from: Vec::new(),
+            file: None,
+            channels,
+        });
     }
     if !repeats.is_empty() {
         let more =

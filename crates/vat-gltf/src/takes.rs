@@ -375,6 +375,7 @@ mod tests {
             name: name.map(str::to_string),
             source_index: index,
             merged_from: Vec::new(),
+            file: None,
             channels: vec![Channel {
                 node,
                 property: R,

@@ -248,6 +248,9 @@ pub struct Clip {
     /// take into one animation per node): the source index of each, in source order,
     /// `source_index` first. Empty for a clip that is one source animation.
     pub merged_from: Vec<usize>,
+    /// The `--animations` file the clip comes from (its index in that list), its
+    /// `source_index` that file's; `None` for the model's own.
+    pub file: Option<usize>,
     /// The keyframe channels, each driving one property of one node.
     pub channels: Vec<Channel>,
 }

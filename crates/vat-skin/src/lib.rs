@@ -59,7 +59,7 @@
 //!     times: vec![0.0, 1.0],
 //!     values: vec![0.0, 0.0, 0.0, 0.0, 2.0, 0.0],
 //! };
-//! let clip = Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![rise] };
+//! let clip = Clip { name: None, source_index: 0, merged_from: Vec::new(), file: None, channels: vec![rise] };
 //!
 //! let frames = vat_skin::evaluate_clip(&model, Some(&clip), &[0.0, 0.5, 1.0]);
 //! assert_eq!(frames.row_positions(1), [Vec3::new(1.0, 1.0, 0.0)]);
@@ -152,7 +152,7 @@ mod tests {
         let values = z_of_keys.iter().zip(w_of_keys).flat_map(|(&z, w)| [0.0, 0.0, z, w]).collect();
         let rotation =
             Channel { node: 2, property: Property::Rotation, interpolation: Interpolation::Linear, times, values };
-        (model, Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![rotation] })
+        (model, Clip { name: None, source_index: 0, merged_from: Vec::new(), file: None, channels: vec![rotation] })
     }
 
     fn assert_positions(got: &[Vec3], want: &[[f32; 2]]) {

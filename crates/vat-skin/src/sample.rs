@@ -35,7 +35,7 @@ pub struct Pose {
 ///     times: vec![0.0, 1.0],
 ///     values: vec![0.0, 0.0, 0.0, 0.0, 2.0, 0.0],
 /// };
-/// let clip = Clip { name: None, source_index: 0, merged_from: vec![], channels: vec![rise] };
+/// let clip = Clip { name: None, source_index: 0, merged_from: vec![], file: None, channels: vec![rise] };
 /// let pose = vat_skin::sample_pose(&model, Some(&clip), 0.5);
 /// let world = vat_skin::world_matrices(&model, &pose);
 /// assert_eq!(world[0].w_axis.truncate(), Vec3::new(0.0, 1.0, 0.0));
@@ -338,6 +338,7 @@ mod tests {
             name: None,
             source_index: 0,
             merged_from: Vec::new(),
+            file: None,
             channels: vec![translation_keys(Interpolation::Linear), on_matrix_node],
         };
 
@@ -361,7 +362,7 @@ mod tests {
         node.morph_weights = vec![0.0, 0.0];
         let model = with_nodes(vec![node]);
         let weights = channel(Property::Weights, Interpolation::Linear, &[0.0, 2.0], &[0.0, 1.0, 1.0, 0.0]);
-        let clip = Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![weights] };
+        let clip = Clip { name: None, source_index: 0, merged_from: Vec::new(), file: None, channels: vec![weights] };
         assert_eq!(sample_pose(&model, Some(&clip), 0.5).morph_weights[0], [0.25, 0.75]);
         assert_eq!(sample_pose(&model, None, 0.5).morph_weights[0], [0.0, 0.0]);
     }

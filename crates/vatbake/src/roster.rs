@@ -31,7 +31,7 @@ const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
 const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable"];
 /// Settings whose values are paths, resolved against the roster's folder.
-const PATH_KEYS: &[&str] = &["aliases"];
+const PATH_KEYS: &[&str] = &["aliases", "animations", "animation_names"];
 
 /// One unit to bake: its name, its source and its bake settings.
 #[derive(Clone, Debug)]
@@ -75,10 +75,12 @@ fn options(file: &Path, dir: &Path, tables: &[&toml::Table], unit: &str) -> Resu
                     format!("unit \"{unit}\": \"{key}\" is decided by the roster, not per unit"),
                 ));
             }
+            let resolve = |s: &str| toml::Value::String(tidy(&dir.join(s)).to_string_lossy().into_owned());
             let value = match (value, PATH_KEYS.contains(&key.as_str())) {
-                (toml::Value::String(s), true) => {
-                    toml::Value::String(tidy(&dir.join(s)).to_string_lossy().into_owned())
-                }
+                (toml::Value::String(s), true) => resolve(s),
+                (toml::Value::Array(items), true) => toml::Value::Array(
+                    items.iter().map(|item| item.as_str().map_or_else(|| item.clone(), resolve)).collect(),
+                ),
                 (other, _) => other.clone(),
             };
             merged.insert(key.clone(), value);
@@ -224,7 +226,12 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         && file_ok(&description.texture.file, Some(description.texture.bytes), &description.texture.sha256)
         && file_ok(&description.mesh.file, None, &description.mesh.sha256)
         && target_ok(&description, settings, file_ok)
-        && description.exports.iter().all(|e| crate::shipped::exports::problem(&settings.out_dir, e).is_none());
+        && description.exports.iter().all(|e| crate::shipped::exports::problem(&settings.out_dir, e).is_none())
+        // The clips of `--animations` files: the same files, with the same bytes.
+        && description.animations.len() == settings.animations.len()
+        && description.animations.iter().zip(&settings.animations).all(|(recorded, file)| {
+            staging::sha256_file(file).is_ok_and(|found| found == recorded.sha256)
+        });
     fresh.then_some(description)
 }
 

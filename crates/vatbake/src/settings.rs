@@ -8,6 +8,7 @@ use crate::description;
 use crate::error::Error;
 use crate::slots::Aliases;
 
+pub use crate::features::animations::{AnimationNames, AnimationTranslations};
 pub use crate::features::layers::{parse_bytes, Device, MaxSize};
 pub use crate::features::normals::NormalsMode;
 pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
@@ -124,6 +125,12 @@ pub struct BakeSettings {
     pub normals: crate::features::normals::NormalsMode,
     /// GPU memory per unit warned past, in bytes (`--gpu-budget`, `--device`).
     pub gpu_budget: Option<u64>,
+    /// Files whose clips play on the model's skeleton (`--animations`), in order.
+    pub animations: Vec<PathBuf>,
+    /// The name map binding them (`--animation-names`).
+    pub animation_names: AnimationNames,
+    /// Which of their translation tracks play (`--animation-translations`).
+    pub animation_translations: AnimationTranslations,
 }
 
 /// How finely positions are kept: every 16-bit step (the default), or snapped to
@@ -200,6 +207,8 @@ impl BakeSettings {
             root_motion_clips: self.root_motion.clips.clone(),
             max_height: self.max_height,
             normals: self.normals,
+            animation_translations: self.animation_translations,
+            animation_names_sha256: self.animation_names.sha256.clone(),
         }
     }
 }
@@ -325,6 +334,20 @@ pub struct BakeOptions {
     /// Alias table (TOML) of the game's slots and the clip names each accepts; replaces the built-in table.
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub aliases: Option<PathBuf>,
+    /// Also bake the clips of these animation files (a library made for the same skeleton: Mixamo, KayKit,
+    /// Quaternius), each track bound to the model's node of the same name as three.js binds it (Mixamo's
+    /// mixamorig prefix ignored)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE", num_args = 1..))]
+    pub animations: Option<Vec<PathBuf>>,
+    /// A JSON object from the animation files' node names to the model's, for the names binding by name misses
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
+    pub animation_names: Option<PathBuf>,
+    /// Which translation tracks of --animations clips play: all (as three.js plays them) or root (the
+    /// other joints keep the model's bone lengths) [default: all]
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "all|root"))]
+    pub animation_translations: Option<AnimationTranslations>,
     /// Make clip-name warnings errors: unassigned or unnamed clips, two clips for one slot, lookalikes, the fallback.
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long))]
@@ -643,6 +666,9 @@ impl BakeOptions {
             max_height: bound.map(|b| b.height),
             normals: self.normals.unwrap_or_default(),
             gpu_budget: self.gpu_budget.or(self.device.map(crate::features::layers::Device::gpu_budget)),
+            animations: self.animations.unwrap_or_default(),
+            animation_names: AnimationNames::load(self.animation_names.as_deref())?,
+            animation_translations: self.animation_translations.unwrap_or_default(),
         })
     }
 }
@@ -708,6 +734,12 @@ impl BakeOptions {
             gpu_budget: None,
             normals: (normals != NormalsMode::default()).then_some(normals),
             mode: Some(s.mode),
+            // The files are the description's `animations`, found again beside the source
+            // by whoever bakes again (verify); the name map's record is its SHA-256.
+            animations: None,
+            animation_names: None,
+            animation_translations: (s.animation_translations != AnimationTranslations::default())
+                .then_some(s.animation_translations),
         })
     }
 
@@ -832,7 +864,17 @@ mod tests {
             gpu_budget: Some(1 << 20),
             normals: Some(NormalsMode::Separate),
             mode: Some(BakeMode::Vertices),
+            animations: Some(vec!["library.glb".into()]),
+            animation_names: Some(name_map_file()),
+            animation_translations: Some(AnimationTranslations::Root),
         }
+    }
+
+    /// A name map for `--animation-names`.
+    fn name_map_file() -> PathBuf {
+        let file = std::env::temp_dir().join(format!("vatbake-settings-test-names-{}.json", std::process::id()));
+        std::fs::write(&file, r#"{"mixamorig:Hips": "Hips"}"#).unwrap();
+        file
     }
 
     /// The options [`every_option`] cannot hold beside the others: `--smallest`, a PNG,
@@ -931,6 +973,9 @@ mod tests {
         max_height,
         normals,
         gpu_budget,
+        animations,
+        animation_names,
+        animation_translations,
     );
 
     /// What a description cannot give back, by nature, and why.
@@ -964,6 +1009,10 @@ mod tests {
             // The table's file is given again by whoever bakes again; the record's SHA-256
             // says whether it is the same table.
             back.aliases = options.aliases;
+            // So are the animation files (the description's `animations`, found again
+            // beside the source) and the name map (its SHA-256 recorded).
+            back.animations = options.animations;
+            back.animation_names = options.animation_names;
             let again = settings_of(back);
             assert_eq!(again.recorded(), recorded);
             let lost = differing(&settings, &again);

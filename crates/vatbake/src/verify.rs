@@ -328,6 +328,10 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
         ))
     };
     let mut options = BakeOptions::from_description(&files.description).map_err(recorded)?;
+    // The `--animations` files, where the description records them: relative to the source.
+    let folder = source.parent().unwrap_or(Path::new(""));
+    let animations = &files.description.animations;
+    options.animations = (!animations.is_empty()).then(|| animations.iter().map(|a| folder.join(&a.file)).collect());
     options.name = Some("verify".into());
     // The size guard decides whether to bake, not what: a bake that passed it (or was
     // told to skip it) evaluates the same either way.

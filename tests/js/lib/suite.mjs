@@ -31,8 +31,12 @@ const fmt = (x) => (Number.isFinite(x) ? x.toExponential(3) : String(x));
  * @param {string[]} [o.args]  extra vatbake arguments
  * @param {boolean} [o.firstWeightSet]  the reference is three.js's own SkinnedMesh, which
  *   skins with JOINTS_0/WEIGHTS_0 alone (for bakes with --max-influences 4)
+ * @param {string[]} [o.libraries]  animation files (relative to fixtures/) baked with
+ *   --animations: three.js plays their clips on the model through its AnimationMixer
+ * @param {(track: string) => string} [o.renameTrack]  what a three.js user does to a
+ *   library's track names before playing them on the model (e.g. strip `mixamorig`)
  */
-export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = false }) {
+export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = false, libraries = [], renameTrack = (name) => name }) {
   const label = args.length ? `${model} ${args.join(' ')}` : model;
   const modelPath = path.resolve(FIXTURES, model);
   // Options for every test of this fixture: `todo` marks failures as expected.
@@ -198,9 +202,20 @@ export function fixtureSuite({ model, todo = false, args = [], firstWeightSet = 
 
     // The reference: three.js's own loading and evaluation of the source model (once).
     let loading;
-    const source = () => (loading ??= loadWithThree(modelPath).then(({ gltf, json }) => {
+    const source = () => (loading ??= loadWithThree(modelPath).then(async ({ gltf, json }) => {
       const { ranges, points, scene } = pointRanges(gltf, json);
       if (firstWeightSet) for (const r of ranges) r.weightSets = Math.min(r.weightSets, 1);
+      // An animation library's clips, their tracks renamed as the user would, to bind by
+      // node name to the model's nodes.
+      gltf.libraries = [];
+      for (const library of libraries) {
+        const { gltf: lib } = await loadWithThree(path.resolve(FIXTURES, library));
+        gltf.libraries.push(lib.animations.map((clip) => {
+          const renamed = clip.clone();
+          for (const track of renamed.tracks) track.name = renameTrack(track.name);
+          return renamed;
+        }));
+      }
       return { gltf, json, ranges, points, pose: poser(scene, captureRest(scene)) };
     }));
     // One pass over every row serves both the position and the normal test.
@@ -383,8 +398,10 @@ function visitPrimitives(json, fn) {
 function sourceClips(clip, gltf) {
   const idx = clip.merged_from ?? clip.source_index;
   const list = Array.isArray(idx) ? idx : [idx];
+  // A clip from an animation file (--animations) indexes that file's animations.
+  const animations = clip.animations_file === undefined ? gltf.animations : gltf.libraries[clip.animations_file];
   return list.map((i) => {
-    const anim = gltf.animations[i];
+    const anim = animations[i];
     if (!anim) throw new Error(`clip "${clip.name}": source animation ${i} does not exist`);
     return anim;
   });

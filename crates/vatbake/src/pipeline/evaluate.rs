@@ -59,6 +59,7 @@ pub(crate) fn evaluate<'m>(
             name: clip.display_name(),
             source_index: clip.source_index as u32,
             merged_from: clip.merged_from.iter().map(|&i| i as u32).collect(),
+            animations_file: clip.file.map(|f| f as u32),
             slot,
             row,
             rows: rows.rows,

@@ -20,6 +20,8 @@ pub(crate) struct Source {
     pub(crate) first_influence_set: Option<Vec<([u16; 4], [f32; 4])>>,
     pub(crate) sha256: String,
     pub(crate) bytes: u64,
+    /// The `--animations` files, as the description records them.
+    pub(crate) animations: Vec<description::Source>,
 }
 
 /// Load: read, parse and validate the model; merge takes split per node.
@@ -34,6 +36,16 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
     let merged_notes;
     (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
     found.notes.extend(merged_notes);
+    let animations = crate::features::animations::add_clips(
+        &mut model,
+        file,
+        &settings.animations,
+        &settings.animation_names,
+        settings.animation_translations,
+        settings.merge_clips,
+        &mut found.warnings,
+        &mut found.notes,
+    )?;
     let repeated = vat_gltf::unique_names(model.clips.iter_mut().map(|c| &mut c.name));
     if !repeated.is_empty() {
         let quoted: Vec<String> = repeated.iter().map(|n| format!("\"{n}\"")).collect();
@@ -62,6 +74,7 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
         first_influence_set: loaded.first_influence_set,
         sha256: description::sha256_hex(&source_bytes),
         bytes: source_bytes.len() as u64,
+        animations,
     })
 }
 

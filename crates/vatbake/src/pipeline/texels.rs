@@ -350,7 +350,7 @@ mod tests {
                 std::f32::consts::FRAC_1_SQRT_2,
             ],
         };
-        (model, Clip { name: None, source_index: 0, merged_from: Vec::new(), channels: vec![slide, turn] })
+        (model, Clip { name: None, source_index: 0, merged_from: Vec::new(), file: None, channels: vec![slide, turn] })
     }
 
     fn in_pool<T: Send>(threads: usize, run: impl FnOnce() -> T + Send) -> T {
