@@ -203,6 +203,25 @@ pub struct Source {
     pub sha256: String,
     /// Size of the source file in bytes.
     pub bytes: u64,
+    /// Where the source was, relative to the description's folder, with `/` between
+    /// the parts and ending in `file` (`../fixtures/Fox/Fox.glb`), so that `verify`
+    /// and `audit` find it after a bake into any folder; absent when there is no such
+    /// path (another drive) and in files written before it was recorded, where the
+    /// readers look beside the description and one folder up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl Source {
+    /// The source's place relative to a description in `folder`: `path` when it is a
+    /// relative path that ends in `file` (anything else in that field is ignored).
+    pub fn recorded_path(&self, folder: &std::path::Path) -> Option<std::path::PathBuf> {
+        let path = self.path.as_deref()?;
+        let parts: Vec<&str> = path.split('/').collect();
+        let plain = parts.iter().all(|p| !p.is_empty() && *p != "." && !p.contains(['\\', ':']));
+        let relative = plain && !path.starts_with('/') && parts.last() == Some(&self.file.as_str());
+        relative.then(|| parts.iter().fold(folder.to_path_buf(), |at, p| at.join(p)))
+    }
 }
 
 /// The settings the bake ran with (after defaults were applied).

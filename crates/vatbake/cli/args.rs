@@ -150,7 +150,7 @@ pub struct InspectArgs {
 pub struct VerifyArgs {
     /// The description file (*.vat.json) of the bake to verify.
     pub description: PathBuf,
-    /// The source model to compare with (default: the file the description names, beside it or one folder up).
+    /// The source model to compare with (default: the file the description names, where the bake recorded it, beside it or one folder up).
     #[arg(long, value_name = "MODEL")]
     pub source: Option<PathBuf>,
     /// Print the report as JSON.
@@ -237,7 +237,7 @@ pub struct AuditArgs {
     #[arg(value_name = "PATHS")]
     pub paths: Vec<PathBuf>,
     /// Folder of the source models, searched recursively by the file name each description records
-    /// (default: beside each description, then one folder up).
+    /// (default: where each description records it, beside it, then one folder up).
     #[arg(long, value_name = "DIR")]
     pub sources: Option<PathBuf>,
     /// Alias table (TOML) to check the slots against; replaces the built-in table.

@@ -83,7 +83,7 @@ pub fn audit(settings: &AuditSettings) -> Result<AuditReport> {
         .map(|r| match (&r.description, settings.known_sources.get(&r.path)) {
             (Err(_), _) => Ok(Vec::new()),
             (Ok(_), Some(known)) => Ok(vec![known.clone()]),
-            (Ok(d), None) => source_candidates(&r.path, &d.source.file, settings.sources.as_deref(), by_name.as_ref()),
+            (Ok(d), None) => source_candidates(&r.path, &d.source, settings.sources.as_deref(), by_name.as_ref()),
         })
         .collect();
     let distinct: BTreeSet<&PathBuf> = candidates.iter().flatten().flatten().collect();
@@ -279,14 +279,16 @@ fn read_description(path: &Path) -> Result<Description, Finding> {
     description::from_value(value).map_err(|e| unreadable(e.to_string()))
 }
 
-/// Where the source named `file` may be: under `--sources` by file name, else beside
-/// the description and one folder up. None existing is a finding.
+/// Where the source named `file` may be: under `--sources` by file name, else where
+/// the description records it was, beside the description and one folder up. None
+/// existing is a finding.
 fn source_candidates(
     description: &Path,
-    file: &str,
+    source: &description::Source,
     sources: Option<&Path>,
     by_name: Option<&HashMap<String, Vec<PathBuf>>>,
 ) -> Result<Vec<PathBuf>, Finding> {
+    let file = source.file.as_str();
     if check_file_name(file).is_err() {
         return Err(Finding::new(
             Kind::SourceNotFound,
@@ -298,7 +300,14 @@ fn source_candidates(
         (Some(_), Some(index)) => index.get(file).cloned().unwrap_or_default(),
         _ => {
             let folder = description.parent().unwrap_or(Path::new("."));
-            [folder.join(file), folder.join("..").join(file)].into_iter().filter(|p| p.is_file()).collect()
+            let mut found: Vec<PathBuf> = Vec::new();
+            let recorded = source.recorded_path(folder);
+            for path in recorded.into_iter().chain([folder.join(file), folder.join("..").join(file)]) {
+                if path.is_file() && !found.iter().any(|f| crate::verify::same_file(f, &path)) {
+                    found.push(path);
+                }
+            }
+            found
         }
     };
     if found.is_empty() {
@@ -307,7 +316,10 @@ fn source_candidates(
                 (format!("under {}", dir.display()), "point --sources at the folder that holds the source models")
             }
             None => (
-                "beside the description or one folder up".to_string(),
+                match &source.path {
+                    Some(p) => format!("at {p} (where the bake recorded it), beside the description or one folder up"),
+                    None => "beside the description or one folder up".to_string(),
+                },
                 "pass --sources DIR with the folder that holds the source models",
             ),
         };

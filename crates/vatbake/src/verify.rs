@@ -293,8 +293,8 @@ fn read_rest(
     }
 }
 
-/// The source a description names: beside it, then one folder up; of two, the
-/// one with the baked bytes.
+/// The source a description names: where it records it was (relative to it), then
+/// beside it, then one folder up; of several, the first with the baked bytes.
 fn find_source(description: &Path, source: &description::Source) -> Result<PathBuf, Error> {
     let folder = description.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if crate::description::check_file_name(&source.file).is_err() {
@@ -304,18 +304,32 @@ fn find_source(description: &Path, source: &description::Source) -> Result<PathB
             source.file
         )));
     }
-    let found: Vec<PathBuf> =
-        [folder.join(&source.file), folder.join("..").join(&source.file)].into_iter().filter(|p| p.is_file()).collect();
+    let mut found: Vec<PathBuf> = Vec::new();
+    for path in source
+        .recorded_path(folder)
+        .into_iter()
+        .chain([folder.join(&source.file), folder.join("..").join(&source.file)])
+    {
+        if path.is_file() && !found.iter().any(|f| same_file(f, &path)) {
+            found.push(path);
+        }
+    }
     let same = |p: &PathBuf| std::fs::read(p).is_ok_and(|b| description::sha256_hex(&b) == source.sha256);
     match found.as_slice() {
         [] => Err(Error::input(format!(
-            "{}: its source {} is not beside it or one folder up; pass --source MODEL",
+            "{}: its source {} is not {}beside it or one folder up; pass --source MODEL",
             description.display(),
-            source.file
+            source.file,
+            source.path.as_deref().map_or(String::new(), |p| format!("at {p} (where the bake recorded it), "))
         ))),
         [one] => Ok(one.clone()),
         many => Ok(many.iter().find(|p| same(p)).unwrap_or(&many[0]).clone()),
     }
+}
+
+/// Whether two existing paths are one file (`out/../Fox.glb` and `Fox.glb`).
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// The bake settings a description records, for a bake of `source` (nothing is written).

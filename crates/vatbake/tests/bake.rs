@@ -405,7 +405,8 @@ fn models_under(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            if !path.ends_with("generate") && !path.ends_with("node_modules") {
+            // roster/baked: where the example roster wrote its units before they went to out/.
+            if !path.ends_with("generate") && !path.ends_with("node_modules") && !path.ends_with("roster/baked") {
                 models_under(&path, found);
             }
         } else if path.extension().is_some_and(|e| e == "glb" || e == "gltf") {

@@ -201,6 +201,17 @@ fn the_example_roster_in_fixtures_bakes() {
     assert_eq!(o.status.code(), Some(0), "{report}");
     assert_eq!(report["baked"], 6);
     assert!(out.path().join("mini_character-female-a/mini_character-female-a.vat.ktx2").exists());
+    // Its own check passes (every slot its sources can fill is filled).
+    let o = vatbake(&["roster", example.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}");
+    assert!(stdout.starts_with("audit: 6 units, no findings"), "{stdout}");
+    // Without -o it writes out/roster/ at the repository's root, never into fixtures/
+    // (which every_fixture_bakes_with_no_flags… walks), and git ignores it.
+    let roster: toml::Value = toml::from_str(&std::fs::read_to_string(&example).unwrap()).unwrap();
+    assert_eq!(roster["output"].as_str(), Some("../../out/roster"));
+    let gitignore = std::fs::read_to_string(common::repo().join(".gitignore")).unwrap();
+    assert!(gitignore.lines().any(|l| l == "/out/"), "{gitignore}");
 }
 
 #[test]

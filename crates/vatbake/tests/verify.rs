@@ -361,7 +361,56 @@ fn what_stops_verify_is_an_error_with_its_exit_code() {
     std::fs::remove_file(baked.path("Fox.glb")).unwrap();
     let output = vatbake(&["verify", baked.description().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
-    assert!(stderr(&output).contains("its source Fox.glb is not beside it or one folder up; pass --source MODEL"));
+    assert!(
+        stderr(&output).contains(
+            "its source Fox.glb is not at ../Fox.glb (where the bake recorded it), beside it or one folder up; \
+             pass --source MODEL"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// The README's path: `bake fixtures/Fox/Fox.glb -o out/` from the repository's root,
+/// then `verify out/Fox.vat.json` and `audit out/`. The description records where the
+/// source is from its folder; without that record (older files) the readers look
+/// beside it and one folder up, as before.
+#[test]
+fn verify_and_audit_find_the_source_where_the_bake_recorded_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("fixtures/Fox")).unwrap();
+    std::fs::copy(fixture("Fox/Fox.glb"), dir.path().join("fixtures/Fox/Fox.glb")).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_vatbake")).args(args).current_dir(dir.path()).output().unwrap()
+    };
+    let o = run(&["bake", "fixtures/Fox/Fox.glb", "-o", "out/", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json = dir.path().join("out/Fox.vat.json");
+    let mut description: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(description["source"]["path"], "../fixtures/Fox/Fox.glb");
+    let o = run(&["verify", "out/Fox.vat.json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.starts_with("passed out/Fox.vat.json against out/../fixtures/Fox/Fox.glb: 3 clips"), "{stdout}");
+    let o = run(&["audit", "out/"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("audit: 1 unit, no findings"));
+
+    // A description without the record: the old lookup, and its message.
+    description["source"].as_object_mut().unwrap().remove("path");
+    std::fs::write(&json, serde_json::to_vec_pretty(&description).unwrap()).unwrap();
+    let o = run(&["verify", "out/Fox.vat.json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: out/Fox.vat.json: its source Fox.glb is not beside it or one folder up; pass --source MODEL\n"
+    );
+    // A record that is not a plain relative path ending in the file's name is ignored.
+    description["source"]["path"] = "/etc/Fox.glb".into();
+    std::fs::write(&json, serde_json::to_vec_pretty(&description).unwrap()).unwrap();
+    assert_eq!(run(&["verify", "out/Fox.vat.json"]).status.code(), Some(3));
+    std::fs::copy(fixture("Fox/Fox.glb"), dir.path().join("Fox.glb")).unwrap();
+    assert_eq!(run(&["verify", "out/Fox.vat.json"]).status.code(), Some(0), "one folder up");
 }
 
 #[test]

@@ -78,11 +78,48 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
     })
 }
 
-/// The source as a description records it: its file name, SHA-256 and size.
+/// The source as a description records it: its file name, SHA-256, size, and its
+/// place relative to the output folder.
 pub(crate) fn recorded_source(source: &Source, settings: &BakeSettings) -> description::Source {
     description::Source {
         file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         sha256: source.sha256.clone(),
         bytes: source.bytes,
+        path: relative_path(&settings.out_dir, &settings.input),
     }
+}
+
+/// `file` as seen from `folder` (`../fixtures/Fox/Fox.glb`), `/` between the parts:
+/// both made absolute and their links resolved (the folder's as far as it exists), so
+/// `out/` and `fixtures/Fox/Fox.glb` given from anywhere give the same path. None
+/// when there is no relative path (another drive) or a part is not Unicode.
+fn relative_path(folder: &std::path::Path, file: &std::path::Path) -> Option<String> {
+    use std::path::{Component, Path, PathBuf};
+    fn resolved(path: &Path) -> Option<PathBuf> {
+        let absolute = std::path::absolute(path).ok()?;
+        // The deepest part that exists, with its links resolved, and the rest after it.
+        let mut existing = absolute.as_path();
+        let mut rest = Vec::new();
+        loop {
+            if let Ok(real) = existing.canonicalize() {
+                return Some(rest.iter().rev().fold(real, |at, part| at.join(part)));
+            }
+            rest.push(existing.file_name()?.to_owned());
+            existing = existing.parent()?;
+        }
+    }
+    let (folder, file) = (resolved(folder)?, resolved(file)?);
+    let (from, to): (Vec<Component>, Vec<Component>) = (folder.components().collect(), file.components().collect());
+    if from.first() != to.first() || from.iter().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+        return None;
+    }
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); from.len() - common];
+    for part in &to[common..] {
+        match part {
+            Component::Normal(name) => parts.push(name.to_str()?.to_string()),
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
 }
