@@ -31,8 +31,11 @@ pub struct SourceClips {
 pub struct SourceClip {
     /// `None` for an unnamed animation (the bake calls it `animation_<index>`).
     pub name: Option<String>,
-    /// Index of the animation in the source file (the first one, for a merged take).
+    /// Index of the animation in its file (the first one, for a merged take).
     pub source_index: usize,
+    /// The file the clip is from: an index into the description's `animations`
+    /// (`--animations`), or `None` for the source's own.
+    pub file: Option<u32>,
     /// Largest key time over the clip's channels (the input accessors' `max`), or
     /// `None` when an accessor has no `max` to read.
     pub duration: Option<f64>,
@@ -426,7 +429,9 @@ pub fn check_source(baked: &Description, source: &SourceClips, table: &AliasTabl
 
     let source_names: Vec<String> = source.clips.iter().map(SourceClip::display_name).collect();
     // The source clip at a baked clip's source index (merged takes make the two lists differ).
-    let at_index = |clip: &ClipEntry| source.clips.iter().position(|c| c.source_index == clip.source_index as usize);
+    let at_index = |clip: &ClipEntry| {
+        source.clips.iter().position(|c| c.source_index == clip.source_index as usize && c.file == clip.animations_file)
+    };
     // Each baked clip's source clip: by name (an unnamed clip's name carries its index).
     let matched: Vec<Option<usize>> = baked
         .clips
@@ -642,6 +647,7 @@ mod tests {
                 .map(|c| SourceClip {
                     name: Some(c.name.clone()),
                     source_index: c.source_index as usize,
+                    file: c.animations_file,
                     duration: Some(f64::from(c.duration)),
                 })
                 .collect(),
@@ -800,7 +806,7 @@ mod tests {
     fn slots_against_the_table() {
         // The seed's bake: fragment matching left death empty, the source calls it "Dead".
         let (mut baked, mut source) = fox();
-        source.clips.push(SourceClip { name: Some("Dead".into()), source_index: 3, duration: Some(1.0) });
+        source.clips.push(SourceClip { name: Some("Dead".into()), source_index: 3, file: None, duration: Some(1.0) });
         baked.clips.push(ClipEntry {
             name: "Dead".into(),
             source_index: 3,

@@ -47,10 +47,14 @@ pub struct Description {
     /// The source model: its file name, SHA-256 and size.
     pub source: Source,
     /// The files whose clips were played on the source's skeleton (`--animations`), in
-    /// order: each file's path relative to the source's folder, SHA-256 and size. Absent:
-    /// every clip is the source's own.
+    /// order, each recorded as the source is (file name, SHA-256, size, and its place
+    /// relative to the description). Absent: every clip is the source's own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub animations: Vec<Source>,
+    /// The name map the `--animations` clips were bound with (`--animation-names`),
+    /// recorded as the source is. Absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub animation_names: Option<Source>,
     /// The settings the bake ran with.
     pub settings: Settings,
     /// The coordinate system of the decoded positions and normals.
@@ -299,9 +303,6 @@ pub struct Settings {
     /// "all" (the default, not written: as three.js plays them) or "root".
     #[serde(default, skip_serializing_if = "is_all")]
     pub animation_translations: AnimationTranslations,
-    /// SHA-256 of the name map `--animation-names` bound the clips with; absent: none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub animation_names_sha256: Option<String>,
     /// Tallest texture (or array layer) allowed (`--max-size WxH`, `--device`);
     /// taller textures are split into array layers (`texture.layers`). Absent: no bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -493,6 +493,9 @@ fn load_parts(
         let other = (0..root.scenes.len()).find(|&s| root.scenes[s].nodes.iter().any(|n| has_mesh(root, n.value(), 0)));
         let hint = match other {
             Some(s) => format!("scene {s} has a mesh: pass --scene {s}"),
+            None if !root.animations.is_empty() => "bake a model whose scene contains at least one mesh; \
+                 a file of clips alone (an animation library) goes with --animations after the character it is for"
+                .to_string(),
             None => "bake a model whose scene contains at least one mesh".to_string(),
         };
         return Err(

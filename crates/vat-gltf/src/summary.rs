@@ -125,14 +125,23 @@ impl Summary {
     }
 
     /// The clips a bake with this merge mode makes of the animations: the same grouping
-    /// as the bake's ([`crate::takes::group`]).
+    /// as the bake's ([`crate::takes::group`]), names made unique as the bake makes them.
     pub fn clips(&self, merge: MergeClips) -> Vec<ClipSummary> {
+        let mut clips = self.takes(merge);
+        crate::takes::unique_names(clips.iter_mut().map(|c| &mut c.name));
+        clips
+    }
+
+    /// The clips a bake with this merge mode makes of the animations, under the names
+    /// the file gives them (several may share one): for a bake that adds clips of other
+    /// files before making the names unique.
+    pub fn takes(&self, merge: MergeClips) -> Vec<ClipSummary> {
         let grouped: Vec<crate::takes::Animation> = self
             .animations
             .iter()
             .map(|a| crate::takes::Animation { name: a.name.as_deref(), range: a.range, targets: a.targets.clone() })
             .collect();
-        let mut clips: Vec<ClipSummary> = crate::takes::group(&grouped, merge)
+        crate::takes::group(&grouped, merge)
             .into_iter()
             .map(|take| {
                 let first = &self.animations[take.members[0]];
@@ -143,9 +152,7 @@ impl Summary {
                     duration: durations.try_fold(0.0f64, |d, m| m.map(|m| d.max(m))),
                 }
             })
-            .collect();
-        crate::takes::unique_names(clips.iter_mut().map(|c| &mut c.name));
-        clips
+            .collect()
     }
 }
 

@@ -143,7 +143,7 @@ fn audit_unit(
             format!("the source {} cannot be read: {why}", path.display()),
             "fix or re-export the source model",
         )),
-        (Ok(_), Some((_, Ok(source)))) => {
+        (Ok(_), Some((path, Ok(source)))) => {
             if found.len() > 1 && exact.is_none() {
                 findings.push(Finding::new(
                     Kind::SourceNotFound,
@@ -157,7 +157,14 @@ fn audit_unit(
                 ));
             }
             let merge = description.settings.merge_clips;
-            findings.extend(vat_audit::check_source(description, &source.clips(merge), table));
+            let mut clips = source.clips(merge);
+            let whole = add_animation_files(description, folder, path, &mut clips, &mut findings);
+            vat_gltf::unique_names(clips.clips.iter_mut().map(|c| &mut c.name));
+            if whole {
+                findings.extend(vat_audit::check_source(description, &clips, table));
+            } else {
+                findings.extend(vat_audit::check_without_source(description));
+            }
         }
     }
     if chosen.is_none_or(|(_, s)| s.is_err()) {
@@ -328,6 +335,84 @@ fn source_candidates(
     Ok(found)
 }
 
+/// The clips of the files a bake played on the source's skeleton (the description's
+/// `animations`), appended to `clips` with their file's index, and a finding for each
+/// such file or name map that is missing, unreadable or changed since the bake. Returns
+/// whether every file was read (else the clips cannot be checked against them).
+fn add_animation_files(
+    description: &Description,
+    folder: &Path,
+    source: &Path,
+    clips: &mut SourceClips,
+    findings: &mut Vec<Finding>,
+) -> bool {
+    let source_folder = source.parent().unwrap_or(Path::new(""));
+    let merge = description.settings.merge_clips;
+    let mut whole = true;
+    let files = description.animations.iter().enumerate().map(|(i, r)| (Some(i as u32), r));
+    let names = description.animation_names.iter().map(|n| (None, n));
+    for (index, recorded) in files.chain(names) {
+        let what = if index.is_some() { "animation file" } else { "name map" };
+        let Some(path) = crate::shipped::locate_input(recorded, folder, source_folder) else {
+            findings.push(Finding::new(
+                Kind::SourceNotFound,
+                format!("the description names its {what} {:?}, which is not a plain file name", recorded.file),
+                REBAKE_ADVICE,
+            ));
+            whole = false;
+            continue;
+        };
+        let read = std::fs::read(&path).map_err(|e| e.to_string());
+        let sha256 = read.as_ref().map(|bytes| description::sha256_hex(bytes));
+        if let Ok(now) = &sha256 {
+            if !now.eq_ignore_ascii_case(&recorded.sha256) {
+                findings.push(Finding::new(
+                    Kind::StaleSource,
+                    format!(
+                        "the {what} {} changed since the bake (sha256 {}… then, {}… now)",
+                        path.display(),
+                        &recorded.sha256[..recorded.sha256.len().min(12)],
+                        &now[..12]
+                    ),
+                    REBAKE_ADVICE,
+                ));
+            }
+        }
+        let Some(index) = index else {
+            if let Err(why) = read {
+                findings.push(unreadable(what, &path, &why));
+            }
+            continue;
+        };
+        match read
+            .and_then(|bytes| vat_gltf::Summary::read(&path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint)))
+        {
+            Ok(summary) => clips.clips.extend(summary.takes(merge).into_iter().map(|c| SourceClip {
+                name: c.name,
+                source_index: c.source_index,
+                file: Some(index),
+                duration: c.duration,
+            })),
+            Err(why) => {
+                findings.push(unreadable(what, &path, &why));
+                whole = false;
+            }
+        }
+    }
+    whole
+}
+
+/// What `audit` advises for a file the bake read that is no longer what it was.
+const REBAKE_ADVICE: &str = "re-bake the unit with the files it is made of";
+
+fn unreadable(what: &str, path: &Path, why: &str) -> Finding {
+    Finding::new(
+        Kind::SourceUnreadable,
+        format!("the {what} {} cannot be read: {why}", path.display()),
+        "ship the files the unit was baked from beside its source, or re-bake the unit",
+    )
+}
+
 /// A source's hash and the summary of its JSON.
 struct SourceDocument {
     sha256: String,
@@ -340,9 +425,9 @@ impl SourceDocument {
     fn clips(&self, merge: vat_gltf::MergeClips) -> SourceClips {
         let clips = self
             .summary
-            .clips(merge)
+            .takes(merge)
             .into_iter()
-            .map(|c| SourceClip { name: c.name, source_index: c.source_index, duration: c.duration })
+            .map(|c| SourceClip { name: c.name, source_index: c.source_index, file: None, duration: c.duration })
             .collect();
         SourceClips { sha256: self.sha256.clone(), clips }
     }

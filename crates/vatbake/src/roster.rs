@@ -231,7 +231,10 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         && description.animations.len() == settings.animations.len()
         && description.animations.iter().zip(&settings.animations).all(|(recorded, file)| {
             staging::sha256_file(file).is_ok_and(|found| found == recorded.sha256)
-        });
+        })
+        // And the name map they were bound with (read with the settings).
+        && description.animation_names.as_ref().map(|r| r.sha256.as_str())
+            == settings.animation_names.file.as_ref().map(|_| settings.animation_names.sha256.as_str());
     fresh.then_some(description)
 }
 

@@ -208,7 +208,6 @@ impl BakeSettings {
             max_height: self.max_height,
             normals: self.normals,
             animation_translations: self.animation_translations,
-            animation_names_sha256: self.animation_names.sha256.clone(),
         }
     }
 }
@@ -1009,8 +1008,8 @@ mod tests {
             // The table's file is given again by whoever bakes again; the record's SHA-256
             // says whether it is the same table.
             back.aliases = options.aliases;
-            // So are the animation files (the description's `animations`, found again
-            // beside the source) and the name map (its SHA-256 recorded).
+            // So are the animation files and the name map (the description's
+            // `animations` and `animation_names`, found again where it records them).
             back.animations = options.animations;
             back.animation_names = options.animation_names;
             let again = settings_of(back);

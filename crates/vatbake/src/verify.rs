@@ -342,10 +342,24 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
         ))
     };
     let mut options = BakeOptions::from_description(&files.description).map_err(recorded)?;
-    // The `--animations` files, where the description records them: relative to the source.
-    let folder = source.parent().unwrap_or(Path::new(""));
+    // The `--animations` files and the name map: where the description records them,
+    // else beside the source.
+    let folder = files.path.parent().unwrap_or(Path::new(""));
+    let source_folder = source.parent().unwrap_or(Path::new(""));
+    let locate = |recorded: &description::Source| {
+        crate::shipped::locate_input(recorded, folder, source_folder).ok_or_else(|| {
+            Error::input(format!(
+                "{}: it names a file its clips were made with, {:?}, which is not a plain file name; re-bake the unit",
+                files.path.display(),
+                recorded.file
+            ))
+        })
+    };
     let animations = &files.description.animations;
-    options.animations = (!animations.is_empty()).then(|| animations.iter().map(|a| folder.join(&a.file)).collect());
+    if !animations.is_empty() {
+        options.animations = Some(animations.iter().map(locate).collect::<Result<_, _>>()?);
+    }
+    options.animation_names = files.description.animation_names.as_ref().map(locate).transpose()?;
     options.name = Some("verify".into());
     // The size guard decides whether to bake, not what: a bake that passed it (or was
     // told to skip it) evaluates the same either way.

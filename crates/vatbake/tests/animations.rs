@@ -98,7 +98,7 @@ fn a_library_with_mixamo_names_plays_on_the_character_as_the_fox_plays_its_own_c
     // The Fox's clips move every joint its skin has, and every track binds.
     assert!(!message.contains("unbound-tracks") && !message.contains("bind to no node"), "{message}");
 
-    // verify finds the library beside the source and bakes it again.
+    // verify finds the library where the description records it and bakes it again.
     let o =
         vatbake(&["verify", out.join("character.vat.json").to_str().unwrap(), "--source", character.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -133,8 +133,57 @@ fn a_library_of_another_skeleton_is_refused_and_a_name_map_binds_it() {
     assert!(message.contains("the tracks of 1 of its 20 animated nodes bind to no node"), "{message}");
     assert!(message.contains("\"Other_b_Head_05\""), "{message}");
     let description = description.unwrap();
-    let sha = description["settings"]["animation_names_sha256"].as_str().unwrap();
-    assert_eq!(sha.len(), 64);
+    let recorded = &description["animation_names"];
+    assert_eq!(recorded["file"], json!("names.json"));
+    assert_eq!(recorded["path"], json!("../names.json"));
+    assert_eq!(recorded["sha256"].as_str().map(str::len), Some(64));
+
+    // verify finds the library and the map where the description records them.
+    let o = vatbake(&["verify", out.join("character.vat.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A roster unit whose clips come from a library: rebaked when the library's bytes
+/// change, and audited against the library's clips and hash.
+#[test]
+fn the_roster_and_the_audit_follow_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, library) = split(dir.path(), |name| format!("mixamorig:{name}"));
+    let roster = dir.path().join("roster.toml");
+    std::fs::write(
+        &roster,
+        "output = \"out\"\n[[unit]]\nname = \"hero\"\nsource = \"character.gltf\"\nanimations = [\"library.gltf\"]\n",
+    )
+    .unwrap();
+    let run = || {
+        let o = vatbake(&["roster", roster.to_str().unwrap(), "--json"]);
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+        (o.status.code(), report["units"][0]["status"].as_str().map(String::from), stderr(&o))
+    };
+    assert_eq!(run(), (Some(0), Some("baked".into()), String::new()));
+    assert_eq!(run().1.as_deref(), Some("skipped"), "nothing changed");
+    let audit = || {
+        let o = vatbake(&["audit", dir.path().join("out").to_str().unwrap(), "--format", "json"]);
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let (code, report) = audit();
+    assert_eq!(code, Some(0), "{report}");
+
+    // The same clips in other bytes: the unit is stale for the audit, and rebaked.
+    let text: Value = serde_json::from_slice(&std::fs::read(&library).unwrap()).unwrap();
+    std::fs::write(&library, serde_json::to_vec_pretty(&text).unwrap()).unwrap();
+    let (code, report) = audit();
+    assert_eq!(code, Some(1), "{report}");
+    assert!(report.contains("library.gltf changed since the bake"), "{report}");
+    assert_eq!(run().1.as_deref(), Some("baked"), "the library changed");
+    assert_eq!(audit().0, Some(0));
+
+    // A library gone: said once, and its clips are not reported one by one.
+    std::fs::remove_file(&library).unwrap();
+    let (code, report) = audit();
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report.matches("library.gltf cannot be read").count(), 1, "{report}");
+    assert!(!report.contains("not in the source"), "{report}");
 }
 
 /// The library's clips also move the head by the hip's translation keys: played as they

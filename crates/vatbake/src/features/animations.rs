@@ -23,8 +23,12 @@ pub const MIN_BOUND_FRACTION: f32 = 0.5;
 pub struct AnimationNames {
     /// Animation file's node name → model's node name.
     pub map: BTreeMap<String, String>,
-    /// SHA-256 of the file, as the description records it; `None` without a map.
-    pub sha256: Option<String>,
+    /// The file the map was read from; `None` without a map.
+    pub file: Option<PathBuf>,
+    /// SHA-256 of the file's bytes (empty without a map).
+    pub sha256: String,
+    /// Size of the file in bytes.
+    pub bytes: usize,
 }
 
 impl AnimationNames {
@@ -41,26 +45,44 @@ impl AnimationNames {
                 file.display()
             ))
         })?;
-        Ok(AnimationNames { map, sha256: Some(description::sha256_hex(&bytes)) })
+        Ok(AnimationNames {
+            map,
+            file: Some(file.to_path_buf()),
+            sha256: description::sha256_hex(&bytes),
+            bytes: bytes.len(),
+        })
     }
+}
+
+/// What the settings ask of [`add_clips`].
+#[derive(Clone, Copy)]
+pub(crate) struct Libraries<'a> {
+    /// The `--animations` files, in order.
+    pub(crate) files: &'a [PathBuf],
+    /// The `--animation-names` map (empty without one).
+    pub(crate) names: &'a AnimationNames,
+    /// `--animation-translations`.
+    pub(crate) translations: AnimationTranslations,
+    /// How each file's takes are merged: as the model's.
+    pub(crate) merge: vat_gltf::MergeClips,
 }
 
 /// Reads each `--animations` file, binds its clips to `model` and appends them to
 /// `model.clips` (each clip's `file` is its file's index, its `source_index` that
-/// file's animation); returns each file's record for the description. Findings: one
+/// file's animation); returns each file's record for the description, made by
+/// `record` from the file's path and bytes. Findings: one
 /// warning per file whose tracks bind to nothing in part, one note per file naming the
 /// model's joints no clip of it moves; a file that binds less than
 /// [`MIN_BOUND_FRACTION`] of its animated nodes is refused (exit 3).
 pub(crate) fn add_clips(
     model: &mut Model,
     source: &Path,
-    files: &[PathBuf],
-    names: &AnimationNames,
-    translations: AnimationTranslations,
-    merge: vat_gltf::MergeClips,
+    asked: &Libraries,
+    record: impl Fn(&Path, &[u8]) -> description::Source,
     warnings: &mut Vec<Finding>,
     notes: &mut Vec<Finding>,
 ) -> Result<Vec<description::Source>, Error> {
+    let Libraries { files, names, translations, merge } = *asked;
     let mut sources = Vec::new();
     for (index, file) in files.iter().enumerate() {
         let bytes = vat_gltf::read_file(file)?;
@@ -122,21 +144,9 @@ pub(crate) fn add_clips(
             ));
         }
         model.clips.extend(bound.clips.into_iter().map(|clip| vat_model::Clip { file: Some(index), ..clip }));
-        sources.push(record(source, file, &bytes));
+        sources.push(record(file, &bytes));
     }
     Ok(sources)
-}
-
-/// The file as the description records it: its path relative to the source's folder
-/// (its name alone when it is not below that folder), SHA-256 and size.
-fn record(source: &Path, file: &Path, bytes: &[u8]) -> description::Source {
-    let folder = source.parent().unwrap_or(Path::new(""));
-    let relative = file.strip_prefix(folder).ok().filter(|r| !r.as_os_str().is_empty());
-    let shown = relative.map_or_else(
-        || file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        |r| r.to_string_lossy().replace('\\', "/"),
-    );
-    description::Source { file: shown, sha256: description::sha256_hex(bytes), bytes: bytes.len() as u64 }
 }
 
 /// Up to eight names, quoted, and how many more.

@@ -5,6 +5,8 @@
 //! the source's hash and size as the description records them. Must not touch: the
 //! clips' choice, anything evaluated, the output folder.
 
+use std::path::Path;
+
 use anyhow::Result;
 use vat_model::{Finding, Model};
 
@@ -22,6 +24,8 @@ pub(crate) struct Source {
     pub(crate) bytes: u64,
     /// The `--animations` files, as the description records them.
     pub(crate) animations: Vec<description::Source>,
+    /// The `--animation-names` map, as the description records it.
+    pub(crate) animation_names: Option<description::Source>,
 }
 
 /// Load: read, parse and validate the model; merge takes split per node.
@@ -36,16 +40,22 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
     let merged_notes;
     (model.clips, merged_notes) = vat_gltf::merge_clips(std::mem::take(&mut model.clips), settings.merge_clips);
     found.notes.extend(merged_notes);
+    let record = |path: &Path, bytes: &[u8]| recorded_file(path, description::sha256_hex(bytes), bytes.len(), settings);
     let animations = crate::features::animations::add_clips(
         &mut model,
         file,
-        &settings.animations,
-        &settings.animation_names,
-        settings.animation_translations,
-        settings.merge_clips,
+        &crate::features::animations::Libraries {
+            files: &settings.animations,
+            names: &settings.animation_names,
+            translations: settings.animation_translations,
+            merge: settings.merge_clips,
+        },
+        record,
         &mut found.warnings,
         &mut found.notes,
     )?;
+    let names = &settings.animation_names;
+    let animation_names = names.file.as_ref().map(|f| recorded_file(f, names.sha256.clone(), names.bytes, settings));
     let repeated = vat_gltf::unique_names(model.clips.iter_mut().map(|c| &mut c.name));
     if !repeated.is_empty() {
         let quoted: Vec<String> = repeated.iter().map(|n| format!("\"{n}\"")).collect();
@@ -64,7 +74,8 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
     if model.clips.is_empty() {
         return Err(Error::input(format!(
             "{}: the model has no animation clips, so there is nothing to bake; \
-             a vertex animation texture stores motion: export the model with its animations",
+             a vertex animation texture stores motion: export the model with its animations, or pass \
+             --animations FILE with an animation library made for its skeleton",
             file.display()
         ))
         .into());
@@ -75,17 +86,25 @@ pub(crate) fn load(settings: &BakeSettings, found: &mut Found) -> Result<Source>
         sha256: description::sha256_hex(&source_bytes),
         bytes: source_bytes.len() as u64,
         animations,
+        animation_names,
     })
 }
 
 /// The source as a description records it: its file name, SHA-256, size, and its
 /// place relative to the output folder.
 pub(crate) fn recorded_source(source: &Source, settings: &BakeSettings) -> description::Source {
+    recorded_file(&settings.input, source.sha256.clone(), source.bytes as usize, settings)
+}
+
+/// A file the bake read (the source, `--animations`, `--animation-names`) as a
+/// description records it: its file name, SHA-256, size, and its place relative to the
+/// output folder.
+fn recorded_file(file: &Path, sha256: String, bytes: usize, settings: &BakeSettings) -> description::Source {
     description::Source {
-        file: settings.input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        sha256: source.sha256.clone(),
-        bytes: source.bytes,
-        path: relative_path(&settings.out_dir, &settings.input),
+        file: file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        sha256,
+        bytes: bytes as u64,
+        path: relative_path(&settings.out_dir, file),
     }
 }
 

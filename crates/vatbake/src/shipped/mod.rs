@@ -643,3 +643,16 @@ pub fn refuse_bone_bake(files: &ShippedFiles) -> Result<(), Error> {
         None => Ok(()),
     }
 }
+
+/// Where a file a bake read beside its source (an `--animations` file, the name map)
+/// is now, for a description in `folder`: where the description records it (relative to
+/// itself) if a file is there, else beside the source as `source_folder/file`; `None`
+/// when the recorded name is not a plain file name.
+pub(crate) fn locate_input(
+    recorded: &crate::description::Source,
+    folder: &Path,
+    source_folder: &Path,
+) -> Option<PathBuf> {
+    check_file_name(&recorded.file).ok()?;
+    Some(recorded.recorded_path(folder).filter(|p| p.is_file()).unwrap_or_else(|| source_folder.join(&recorded.file)))
+}
