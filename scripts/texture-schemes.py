@@ -30,10 +30,10 @@ def clip_spans(d):
 def delta(t, spans, order):
     """order-th differences down each clip (mod 65536), as vatbake --delta stores them."""
     out = t.astype(np.int64)
-    for _ in range(order):
+    for j in range(order):  # pass j differences a clip's rows from its row j + 1 on
         prev = out.copy()
         for first, n in spans:
-            out[first + 1:first + n] = prev[first + 1:first + n] - prev[first:first + n - 1]
+            out[first + j + 1:first + n] = prev[first + j + 1:first + n] - prev[first + j:first + n - 1]
     return (out % 65536).astype('<u2')
 
 def key_rows(t, spans, every):

@@ -80,6 +80,9 @@ pub struct RosterArgs {
     /// Do not sync each unit's files and folder to the disk around its renames (on by default).
     #[arg(long)]
     pub no_durable: bool,
+    /// Warn when the units' textures take more GPU memory together than this (raw texel bytes), e.g. 1GiB.
+    #[arg(long, value_name = "BYTES", value_parser = vatbake::settings::parse_bytes)]
+    pub gpu_budget: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

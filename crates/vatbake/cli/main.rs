@@ -83,8 +83,13 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                 let report = roster::preview(&roster, args.jobs, args.shard, &template)?;
                 return print::roster_preview(&report, &output);
             }
-            let options =
-                roster::RunOptions { jobs: args.jobs, force: args.force, shard: args.shard, durable: !args.no_durable };
+            let options = roster::RunOptions {
+                jobs: args.jobs,
+                force: args.force,
+                shard: args.shard,
+                durable: !args.no_durable,
+                gpu_budget: args.gpu_budget,
+            };
             let report = {
                 let progress = print::RosterProgress::new(!output.quiet && !output.json);
                 roster::run(&roster, &options, &progress)?
@@ -96,6 +101,9 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             }
             if !output.quiet {
                 print::roster_warnings(&report);
+                if let Some(warning) = report.over_gpu_budget() {
+                    messages::warning(&warning);
+                }
                 if !report.stale_folders.is_empty() {
                     messages::warning(&format!(
                         "{} holds bakes of units no longer in the roster (not deleted): {}",

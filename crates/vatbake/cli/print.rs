@@ -142,13 +142,14 @@ pub fn roster_summary(report: &RosterReport) {
         );
     }
     out!(
-        "{} units: {} baked, {} unchanged, {} failed; textures {}, meshes {}; {:.1} s",
+        "{} units: {} baked, {} unchanged, {} failed; textures {}, meshes {}, gpu {}; {:.1} s",
         report.units.len(),
         report.baked,
         report.skipped,
         report.failed,
         messages::bytes(report.total_texture_bytes),
         messages::bytes(report.total_mesh_bytes),
+        messages::bytes(report.total_gpu_bytes),
         report.ms / 1000.0
     );
 }

@@ -301,12 +301,40 @@ pub struct RosterReport {
     pub total_texture_bytes: u64,
     /// Rest-pose mesh bytes of every unit in this run (baked or skipped).
     pub total_mesh_bytes: u64,
+    /// GPU memory the textures of every unit in this run take together (baked or
+    /// skipped; raw texel bytes of every layer): what a game that holds the whole
+    /// roster at once holds, where `total_texture_bytes` is what it downloads.
+    pub total_gpu_bytes: u64,
+    /// The budget `total_gpu_bytes` was held to (`--gpu-budget`); null without one.
+    pub gpu_budget: Option<u64>,
     /// Folders in the roster's folder that hold a bake of a unit no longer in the
     /// roster (never deleted); `stale_outputs` in JSON.
     #[serde(rename = "stale_outputs")]
     pub stale_folders: Vec<String>,
     /// Wall time of the whole run, in milliseconds.
     pub ms: f64,
+}
+
+impl RosterReport {
+    /// The warning when the run's textures together take more GPU memory than its
+    /// budget (`--gpu-budget`), naming the largest units; `None` within it or without one.
+    pub fn over_gpu_budget(&self) -> Option<String> {
+        let budget = self.gpu_budget.filter(|&b| self.total_gpu_bytes > b)?;
+        let mut largest: Vec<&UnitResult> = self.units.iter().filter(|u| u.gpu_bytes.is_some()).collect();
+        largest.sort_by(|a, b| b.gpu_bytes.cmp(&a.gpu_bytes).then_with(|| a.name.cmp(&b.name)));
+        let mib = |b: u64| b as f64 / 1048576.0;
+        let named: Vec<String> =
+            largest.iter().take(3).map(|u| format!("{} {:.1} MiB", u.name, mib(u.gpu_bytes.unwrap_or(0)))).collect();
+        Some(format!(
+            "the {} units' textures take {:.1} MiB of GPU memory together, past --gpu-budget {:.1} MiB \
+             (largest: {}); fewer points, rows or normals per unit bring it down (docs/PLAYBACK.md, \
+             \"GPU memory\")",
+            largest.len(),
+            mib(self.total_gpu_bytes),
+            mib(budget),
+            named.join(", ")
+        ))
+    }
 }
 
 /// Options of one roster run.
@@ -320,6 +348,9 @@ pub struct RunOptions {
     /// Sync every unit's files and folder to the disk around its renames (on by
     /// default in `vatbake roster`; `--no-durable` turns it off).
     pub durable: bool,
+    /// GPU memory of the whole run warned past (`--gpu-budget`): see
+    /// [`RosterReport::over_gpu_budget`].
+    pub gpu_budget: Option<u64>,
 }
 
 /// What a roster run tells whoever watches it: each unit as it finishes (from the
@@ -490,6 +521,8 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         failed: count("failed"),
         total_texture_bytes: results.iter().filter_map(|r| r.texture_bytes).sum(),
         total_mesh_bytes: results.iter().filter_map(|r| r.mesh_bytes).sum(),
+        total_gpu_bytes: results.iter().filter_map(|r| r.gpu_bytes).sum(),
+        gpu_budget: options.gpu_budget,
         stale_folders: stale_folders(roster),
         units: results,
         ms: crate::pipeline::ms(started),

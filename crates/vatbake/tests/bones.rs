@@ -89,3 +89,96 @@ fn verify_and_preview_refuse_a_bone_bake_with_exit_2() {
     }
     assert!(!sheet.exists());
 }
+
+/// A GLB's JSON and binary chunk.
+fn read_glb(path: &std::path::Path) -> (serde_json::Value, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let bin_len = u32::from_le_bytes(bytes[20 + json_len..24 + json_len].try_into().unwrap()) as usize;
+    (json, bytes[28 + json_len..28 + json_len + bin_len].to_vec())
+}
+
+fn write_glb(path: &std::path::Path, json: &serde_json::Value, bin: &[u8]) {
+    let mut text = serde_json::to_vec(json).unwrap();
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(bin);
+    std::fs::write(path, out).unwrap();
+}
+
+/// The robot of three.js's examples carries `weights` channels whose every key is the
+/// mesh's default: they move no point, and a bone bake takes the model, with the same
+/// texture and rest mesh as without those channels. One weight off its default by one
+/// float step is refused as before.
+#[test]
+fn a_bone_bake_takes_weights_channels_that_hold_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, bin) = read_glb(&fixture("variants/skinned-morph.glb"));
+    let defaults: Vec<f32> =
+        json["meshes"][0]["weights"].as_array().unwrap().iter().map(|w| w.as_f64().unwrap() as f32).collect();
+    assert_eq!(defaults, [0.3, 0.0], "the variant's default weights (fixtures/variants/README.md)");
+    // The still copy: every weights key set to the defaults.
+    let still = |nudge: bool| {
+        let mut bin = bin.clone();
+        let mut written = 0;
+        for animation in json["animations"].as_array().unwrap() {
+            for channel in animation["channels"].as_array().unwrap() {
+                if channel["target"]["path"] != "weights" {
+                    continue;
+                }
+                let sampler = &animation["samplers"][channel["sampler"].as_u64().unwrap() as usize];
+                assert_eq!(sampler["interpolation"], "LINEAR");
+                let accessor = &json["accessors"][sampler["output"].as_u64().unwrap() as usize];
+                let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+                let start = view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0);
+                for i in 0..accessor["count"].as_u64().unwrap() as usize {
+                    let value = defaults[i % 2];
+                    let value =
+                        if nudge && written == 0 && i == 0 { f32::from_bits(value.to_bits() + 1) } else { value };
+                    let at = start as usize + 4 * i;
+                    bin[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                }
+                written += 1;
+            }
+        }
+        assert_eq!(written, 2, "idle's and walk's weights channels");
+        bin
+    };
+    let still_path = dir.path().join("still.glb");
+    write_glb(&still_path, &json, &still(false));
+    // The same model without the channels.
+    let mut bare = json.clone();
+    for animation in bare["animations"].as_array_mut().unwrap() {
+        animation["channels"].as_array_mut().unwrap().retain(|c| c["target"]["path"] != "weights");
+    }
+    let bare_path = dir.path().join("bare.glb");
+    write_glb(&bare_path, &bare, &bin);
+
+    let files = |path: &std::path::Path, stem: &str| {
+        let (out, d) = bake(path, &["--mode", "bones", "--name", "unit"]);
+        assert!(d["bones"].is_object(), "{stem}: a bone bake");
+        ["unit.vat.ktx2", "unit.rest.glb"].map(|f| std::fs::read(out.path().join(f)).unwrap())
+    };
+    assert!(files(&still_path, "still") == files(&bare_path, "bare"), "the still channels change the bake");
+
+    let nudged = dir.path().join("nudged.glb");
+    write_glb(&nudged, &json, &still(true));
+    let out = tempfile::tempdir().unwrap();
+    for model in [nudged, fixture("variants/skinned-morph.glb")] {
+        let output = vatbake(&["bake", model.to_str().unwrap(), "-o", out.path().to_str().unwrap(), "--mode", "bones"]);
+        assert_eq!(output.status.code(), Some(2), "{}", model.display());
+        assert!(stderr(&output).contains("clip \"idle\" animates the morph targets of node"), "{}", stderr(&output));
+    }
+}

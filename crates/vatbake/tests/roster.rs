@@ -400,6 +400,8 @@ fn the_json_report_has_every_field_and_its_totals_add_up() {
             "failed",
             "total_texture_bytes",
             "total_mesh_bytes",
+            "total_gpu_bytes",
+            "gpu_budget",
             "stale_outputs",
             "ms",
         ]
@@ -485,6 +487,9 @@ fn the_json_report_has_every_field_and_its_totals_add_up() {
         assert_eq!(report[expected_status], 3);
         assert_eq!(report["total_texture_bytes"].as_u64(), Some(texture_total), "{report}");
         assert_eq!(report["total_mesh_bytes"].as_u64(), Some(mesh_total), "{report}");
+        let gpu_total: u64 = units.iter().filter_map(|u| u["gpu_bytes"].as_u64()).sum();
+        assert_eq!(report["total_gpu_bytes"].as_u64(), Some(gpu_total), "{report}");
+        assert!(report["gpu_budget"].is_null(), "{report}");
         let total_ms = report["ms"].as_f64().unwrap();
         assert!(total_ms + 1.0 >= slowest, "the run's {total_ms} ms holds its slowest unit's {slowest} ms");
         let figures =
@@ -496,6 +501,38 @@ fn the_json_report_has_every_field_and_its_totals_add_up() {
             assert_eq!(now, first_units, "a skipped unit reports its last bake's figures");
         }
     }
+}
+
+/// `--gpu-budget` holds the whole run's GPU memory (what a game holding every unit
+/// holds), not each unit's: one warning past it, naming the largest units, none within.
+#[test]
+fn gpu_budget_warns_on_the_rosters_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = roster(dir.path(), "", "10");
+    let (code, report, err) = run(&file, &["--gpu-budget", "400KiB"]);
+    assert_eq!(code, Some(0), "a warning, not a failure: {err}");
+    // The fox: 1,728 points, 30 rows, RGBA16.
+    let fox = report["units"].as_array().unwrap().iter().find(|u| u["name"] == "fox").unwrap().clone();
+    assert_eq!(fox["gpu_bytes"].as_u64(), Some(1728 * 30 * 8), "{fox}");
+    let total: u64 = report["units"].as_array().unwrap().iter().filter_map(|u| u["gpu_bytes"].as_u64()).sum();
+    assert!(total > 1728 * 30 * 8, "every unit counts: {report}");
+    assert_eq!(report["total_gpu_bytes"].as_u64(), Some(total), "{report}");
+    assert_eq!(report["gpu_budget"].as_u64(), Some(400 << 10), "{report}");
+    let expected = format!(
+        "warning: the 3 units' textures take {:.1} MiB of GPU memory together, past --gpu-budget 0.4 MiB (largest: fox 0.4 MiB,",
+        total as f64 / 1048576.0
+    );
+    assert!(err.contains(&expected), "{expected:?} in {err}");
+    assert_eq!(err.matches("of GPU memory together").count(), 1, "{err}");
+
+    let (code, report, err) = run(&file, &["--gpu-budget", "1MiB"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(report["total_gpu_bytes"].as_u64(), Some(total), "skipped units count too: {report}");
+    assert!(!err.contains("GPU memory"), "within the budget: {err}");
+
+    let (code, _, err) = run(&file, &["--gpu-budget", "lots"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("\"lots\" is not a size in bytes"), "{err}");
 }
 
 /// `-q` prints nothing at all, on a unit whose clip names make warnings.

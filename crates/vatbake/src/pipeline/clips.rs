@@ -10,11 +10,27 @@
 use std::path::Path;
 
 use anyhow::Result;
-use vat_model::{Clip, ClipRows, Finding, Layout, Model, Property};
+use vat_model::{Channel, Clip, ClipRows, Finding, Interpolation, Layout, Model, Property};
 
 use crate::error::Error;
 use crate::settings::BakeSettings;
 use crate::slots;
+
+/// Whether a `weights` channel ever sets a weight other than its default (`defaults`:
+/// the node's `weights`, else its mesh's; a missing one is 0), or, for a cubic spline,
+/// has a tangent other than 0. Exact comparison: any other value moves points.
+fn changes_a_weight(channel: &Channel, defaults: &[f32]) -> bool {
+    let cubic = channel.interpolation == Interpolation::CubicSpline;
+    let slots = if cubic { 3 } else { 1 };
+    let width = channel.values.len() / (channel.times.len() * slots).max(1);
+    if width == 0 {
+        return !channel.values.is_empty();
+    }
+    channel.values.chunks(width).enumerate().any(|(slot, key)| {
+        let tangent = cubic && slot % 3 != 1;
+        key.iter().enumerate().any(|(k, &v)| v != if tangent { 0.0 } else { defaults.get(k).copied().unwrap_or(0.0) })
+    })
+}
 
 /// The clips `--clips` picks (all by default) and the slot each fills: the opening both
 /// bakes (points and bones) share.
@@ -93,13 +109,16 @@ pub(crate) fn format_fits(layout: &Layout, settings: &BakeSettings) -> Result<()
     Ok(())
 }
 
-/// A bone bake refuses clips that animate morph target weights: per-point motion
-/// that no joint matrix carries (`--mode vertices` bakes it).
+/// A bone bake refuses clips that change morph target weights: per-point motion
+/// that no joint matrix carries (`--mode vertices` bakes it). A `weights` channel
+/// whose every key holds the node's default weights moves no point and is no reason
+/// to refuse (exporters write such channels for every mesh with shape keys).
 pub(crate) fn refuse_morph_animation(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Result<()> {
     for clip in clips {
         let morphing = clip.channels.iter().find(|channel| {
             channel.property == Property::Weights
                 && model.parts.iter().any(|part| part.node == channel.node && !part.morph_targets.is_empty())
+                && changes_a_weight(channel, model.nodes.get(channel.node).map_or(&[][..], |n| &n.morph_weights))
         });
         if let Some(channel) = morphing {
             let node = model.nodes.get(channel.node).and_then(|n| n.name.clone());
