@@ -175,3 +175,71 @@ fn bad_levels_are_refused_naming_the_value() {
     assert!(refused("0").contains("\"0\" is not a level"));
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "nothing written");
 }
+
+/// `verify DESCRIPTION --json`: (exit code, report).
+fn verify(description: &Path) -> (Option<i32>, serde_json::Value) {
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["verify", description.to_str().unwrap(), "--source", fox.to_str().unwrap(), "--json"]);
+    (o.status.code(), serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("no report: {}", stderr(&o))))
+}
+
+/// `audit FOLDER --format json`: each finding's kind.
+fn audit_kinds(folder: &Path) -> Vec<String> {
+    let sources = fixture("Fox");
+    let o = vatbake(&["audit", folder.to_str().unwrap(), "--sources", sources.to_str().unwrap(), "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    report["results"][0]["findings"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap().into()).collect()
+}
+
+#[test]
+fn inspect_verify_and_audit_read_the_levels() {
+    let fox = fixture("Fox/Fox.glb");
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("baked");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", dir.to_str().unwrap(), "-q", "--lods", "1000,500"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let description = dir.join("Fox.vat.json");
+
+    // inspect lists every level.
+    let text = String::from_utf8(vatbake(&["inspect", description.to_str().unwrap()]).stdout).unwrap();
+    let levels: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("lod ")).collect();
+    assert_eq!(levels.len(), 2, "{text}");
+    assert!(
+        levels[0].contains("Fox.lod1.rest.glb: 992 points, 378 triangles; error max")
+            && levels[0].contains("over 162 rows; shown below 3.75% of the screen height, from 4635.5")
+            && levels[0].contains("(1 px at 1080p, 60°)"),
+        "{}",
+        levels[0]
+    );
+
+    let lod = dir.join("Fox.lod1.rest.glb");
+    let text = String::from_utf8(vatbake(&["inspect", lod.to_str().unwrap()]).stdout).unwrap();
+    assert!(text.contains("994 vertices (992 texture columns + 2 bounds corners), 378 triangles"), "{text}");
+
+    // verify decodes each level through its own columns: within the tolerance.
+    let (code, report) = verify(&description);
+    assert_eq!(code, Some(0), "{report:#}");
+    let checks = report["lods"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    for (check, points) in checks.iter().zip([992, 498]) {
+        assert_eq!((check["points"].as_u64(), check["rows_compared"].as_u64()), (Some(points), Some(162)));
+        assert_eq!(check["passed"], true);
+        assert!(check["max_error"].as_f64().unwrap() <= report["tolerance"].as_f64().unwrap());
+    }
+    assert!(audit_kinds(&dir).is_empty());
+
+    // A level replaced by another: its hash and its counts are wrong.
+    std::fs::copy(dir.join("Fox.lod2.rest.glb"), dir.join("Fox.lod1.rest.glb")).unwrap();
+    let (code, report) = verify(&description);
+    assert_eq!(code, Some(1));
+    let codes: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["lod-sha256", "lod"], "{report:#}");
+    assert_eq!(audit_kinds(&dir), ["mesh_mismatch"]);
+
+    // A level missing.
+    std::fs::remove_file(dir.join("Fox.lod2.rest.glb")).unwrap();
+    let (_, report) = verify(&description);
+    let codes: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["lod-sha256", "lod", "lod-missing"], "{report:#}");
+    assert_eq!(audit_kinds(&dir), ["mesh_mismatch", "mesh_missing"]);
+}
