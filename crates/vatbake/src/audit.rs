@@ -196,6 +196,30 @@ fn audit_unit(
             "ship the mesh with its description, or re-bake the unit",
         ));
     }
+    // The levels of detail (`--lods`): each there, with the bytes it was baked with.
+    for lod in &description.lods {
+        if check_file_name(&lod.file).is_err() || !folder.join(&lod.file).is_file() {
+            findings.push(Finding::new(
+                Kind::MeshMissing,
+                format!("the level of detail {} is not beside the description", lod.file),
+                "ship every level with its description, or re-bake the unit",
+            ));
+        } else if let Ok(found) = crate::staging::sha256_file(&folder.join(&lod.file)) {
+            if !found.eq_ignore_ascii_case(&lod.sha256) {
+                findings.push(Finding::new(
+                    Kind::MeshMismatch,
+                    format!(
+                        "the level of detail {} is not the one this description was baked with (sha256 {}… \
+                         recorded, {}… found)",
+                        lod.file,
+                        lod.sha256.get(..12).unwrap_or(&lod.sha256),
+                        found.get(..12).unwrap_or(&found)
+                    ),
+                    "the file was edited or belongs to another bake: re-bake the unit",
+                ));
+            }
+        }
+    }
     UnitReport { description: read.path.clone(), source: chosen.map(|(p, _)| p.clone()), findings }
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::description::{
-    ClipEntry, Decimation, Description, ExportFile, Mesh, NormalsMode, Settings, Source, TexelFormat, Texture,
+    ClipEntry, Decimation, Description, ExportFile, Lod, Mesh, NormalsMode, Settings, Source, TexelFormat, Texture,
     TextureFormat,
 };
 use crate::error::Error;
@@ -78,6 +78,9 @@ pub struct DescriptionSummary {
     pub normal_max_error_degrees: f32,
     /// The decimation and its error, if any.
     pub decimation: Option<Decimation>,
+    /// The levels of detail as recorded (`--lods`), with each file's size on disk; absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lods: Vec<LodSummary>,
     /// The clips, in row order.
     pub clips: Vec<ClipEntry>,
 }
@@ -235,7 +238,14 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
                 file: path.to_path_buf(),
                 generator: mesh.generator,
                 vertices: mesh.positions.len(),
-                columns: mesh.columns.iter().map(|&c| c as usize + 1).max().unwrap_or(0),
+                // The distinct columns the vertices before the two bounds corners read: the
+                // baked points, or a level of detail's subset of them.
+                columns: {
+                    let mut read: Vec<u32> = mesh.columns[..mesh.columns.len().saturating_sub(2)].to_vec();
+                    read.sort_unstable();
+                    read.dedup();
+                    read.len()
+                },
                 triangles: mesh.triangles.len(),
                 primitives: mesh.primitives,
                 materials: mesh.materials,
@@ -253,6 +263,16 @@ pub struct ExportSummary {
     /// The file as recorded: name, bytes, SHA-256.
     #[serde(flatten)]
     pub record: ExportFile,
+    /// Its size on disk, when it is beside the description.
+    pub on_disk: Option<u64>,
+}
+
+/// One level of detail, as the description records it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LodSummary {
+    /// The level as recorded: file, points, triangles, error, switch.
+    #[serde(flatten)]
+    pub record: Lod,
     /// Its size on disk, when it is beside the description.
     pub on_disk: Option<u64>,
 }
@@ -299,6 +319,17 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         grid: d.positions.grid,
         normal_max_error_degrees: d.normals.max_error_degrees,
         decimation: d.decimation,
+        lods: d
+            .lods
+            .into_iter()
+            .map(|record| {
+                let on_disk = crate::description::check_file_name(&record.file)
+                    .ok()
+                    .and_then(|()| std::fs::metadata(folder.join(&record.file)).ok())
+                    .map(|m| m.len());
+                LodSummary { record, on_disk }
+            })
+            .collect(),
         clips: d.clips,
     })
 }

@@ -207,8 +207,8 @@ impl Unit {
 /// The unit's last description, if that bake used these exact bytes, settings and
 /// tool version and its files are still there: the size the description records, and
 /// the SHA-256 where it records one (a texture or mesh from another bake, left by one
-/// killed between its renames, is not up to date), and every `--format` file it records
-/// with its size and SHA-256.
+/// killed between its renames, is not up to date), every `--format` file it records
+/// with its size and SHA-256, and every level of detail (`--lods`) with its SHA-256.
 fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Description> {
     let text = std::fs::read(settings.out_dir.join(settings.description_file())).ok()?;
     let description = serde_json::from_slice::<Description>(&text).ok()?;
@@ -234,7 +234,8 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         })
         // And the name map they were bound with (read with the settings).
         && description.animation_names.as_ref().map(|r| r.sha256.as_str())
-            == settings.animation_names.file.as_ref().map(|_| settings.animation_names.sha256.as_str());
+            == settings.animation_names.file.as_ref().map(|_| settings.animation_names.sha256.as_str())
+        && description.lods.iter().all(|l| file_ok(&l.file, None, &Some(l.sha256.clone())));
     fresh.then_some(description)
 }
 

@@ -425,8 +425,11 @@ pub struct RestMesh {
     /// Rest-pose normal of every vertex (+Y where the file has none).
     pub normals: Vec<Vec3>,
     /// The texture column (point index) each vertex reads, from its TEXCOORD_1:
-    /// `band · width + floor(u · width)`, with `band = round(v · bands)`.
+    /// `band · width + floor(u · width)`, with `band = round(v · bands)` (the width
+    /// from the smallest u, the bands from the distinct v).
     pub columns: Vec<u32>,
+    /// Every vertex's TEXCOORD_1 as stored, for a reader that knows the texture's shape.
+    pub uv1: Vec<[f64; 2]>,
     /// Triangles of every primitive, as vertex indices.
     pub triangles: Vec<[u32; 3]>,
     /// Primitives (one per source primitive with triangles).
@@ -594,6 +597,7 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         positions,
         normals,
         columns,
+        uv1: uv1.chunks_exact(2).map(|uv| [uv[0], uv[1]]).collect(),
         triangles,
         primitives: primitives.len(),
         materials: doc["materials"].as_array().map_or(0, Vec::len),
