@@ -110,8 +110,12 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             }
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
-        args::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
+        args::Command::Audit(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+            print::audit(&audit::audit(&args.settings()?)?, args.format)
+        }
         args::Command::Inspect(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
             let inspection = vatbake::inspect::inspect(&args.file)?;
             if args.json {
                 out!("{}", serde_json::to_string_pretty(&inspection)?);
@@ -121,6 +125,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         args::Command::Verify(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
             let settings = vatbake::verify::VerifySettings { description: args.description, source: args.source };
             let report = vatbake::verify::verify(&settings)?;
             if args.json {
@@ -131,6 +136,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
         }
         args::Command::Preview(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
             let json = args.json;
             let report = vatbake::preview::preview(&args.into_settings())?;
             if json {

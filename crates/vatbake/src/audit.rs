@@ -172,7 +172,13 @@ fn audit_unit(
     let hash = |recorded: &Option<String>, file: &str| {
         recorded.as_ref()?;
         check_file_name(file).ok()?;
-        crate::staging::sha256_file(&folder.join(file)).ok()
+        // A regular file in the folder, read no further than a file of its kind may be long.
+        let limit = if file == description.texture.file.as_str() {
+            crate::shipped::read::texture_limit(description)
+        } else {
+            crate::shipped::read::REST_MESH_MAX_BYTES
+        };
+        crate::shipped::read::sha256_regular(&folder.join(file), Some(folder), limit).ok()
     };
     let texture_sha256 = if matches!(texture, TextureFacts::Read(_)) && texture_findings.is_empty() {
         hash(&description.texture.sha256, &description.texture.file)
@@ -188,6 +194,17 @@ fn audit_unit(
             format!("the rest-pose mesh {} is not beside the description", description.mesh.file),
             "ship the mesh with its description, or re-bake the unit",
         ));
+    }
+    // The other format's files (`--format`), as `verify` checks them: there, regular
+    // files in the folder, with the recorded size and SHA-256.
+    for record in &description.exports {
+        if let Some((_, message)) = crate::shipped::exports::problem(folder, record) {
+            findings.push(Finding::new(
+                Kind::ExportMismatch,
+                message,
+                "ship the export files with their description, or re-bake the unit",
+            ));
+        }
     }
     UnitReport { description: read.path.clone(), source: chosen.map(|(p, _)| p.clone()), findings }
 }
@@ -263,20 +280,20 @@ fn read_description(path: &Path) -> Result<Description, Finding> {
             "re-bake the unit with this vatbake, or audit it with the vatbake that wrote it",
         )
     };
-    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
-    let format = value.get("format").and_then(|f| f.as_str());
-    if format != Some(description::FORMAT) {
-        return Err(unreadable(format!("its format is {format:?}, not \"{}\"", description::FORMAT)));
-    }
-    let version = value.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(description::FORMAT_VERSION as u64) {
-        return Err(unreadable(format!(
-            "format_version {version:?}; this vatbake reads version {}",
-            description::FORMAT_VERSION
-        )));
-    }
-    description::from_value(value).map_err(|e| unreadable(e.to_string()))
+    // A regular file under the description cap, its lists under theirs (shipped::read).
+    let bytes = crate::shipped::read::read_regular(
+        path,
+        None,
+        crate::shipped::read::DESCRIPTION_MAX_BYTES,
+        "bytes a description may have",
+    )
+    .map_err(unreadable)?;
+    crate::shipped::read::parse_description(&bytes).map_err(|fault| match fault {
+        crate::shipped::read::DescriptionFault::NotOurs(why) => unreadable(why),
+        crate::shipped::read::DescriptionFault::TooMany(field, cap) => {
+            unreadable(format!("{field}: more than {cap} entries, the most a description may have"))
+        }
+    })
 }
 
 /// Where the source named `file` may be: under `--sources` by file name, else beside
@@ -350,12 +367,16 @@ fn texture_facts(folder: &Path, file: &str) -> TextureFacts {
     if let Err(e) = check_file_name(file) {
         return TextureFacts::Unreadable(e.to_string());
     }
-    match std::fs::File::open(folder.join(file)) {
-        Ok(handle) => match vat_ktx2::read_texture_header(handle) {
+    let path = folder.join(file);
+    if std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return TextureFacts::Missing;
+    }
+    // A regular file in the folder only: a FIFO, a device or a link out is unreadable.
+    match crate::shipped::read::open_regular(&path, Some(folder)) {
+        Ok((handle, _)) => match vat_ktx2::read_texture_header(handle) {
             Ok(found) => TextureFacts::Read(found),
             Err(e) => TextureFacts::Unreadable(e.to_string()),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => TextureFacts::Missing,
-        Err(e) => TextureFacts::Unreadable(e.to_string()),
+        Err(e) => TextureFacts::Unreadable(e),
     }
 }

@@ -132,9 +132,12 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let d = &files.description;
 
     // The texture: its bytes against the record, then decoded.
-    let image = match std::fs::read(&files.texture) {
+    let image = match files.read_texture() {
         Err(e) => {
-            note("texture-unreadable", format!("{}: cannot read the texture: {e}", files.texture.display()));
+            // A regular file too large for its declared shape is its size's finding;
+            // anything else (missing, a FIFO, a device, a link out of the folder) is unreadable.
+            let regular = shipped::read::open_regular(&files.texture, Some(files.folder())).is_ok();
+            note(if regular { "texture-bytes" } else { "texture-unreadable" }, e);
             None
         }
         Ok(bytes) => {
@@ -161,18 +164,25 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
                     );
                 }
             }
-            match files.decode_texture_parts(&bytes) {
-                Ok(image) => match files.check_shape(&image.0) {
-                    Ok(()) => Some(image),
+            // The header's shape first: a texture of another shape is not inflated.
+            match files.check_header(&bytes) {
+                Err((code, why)) => {
+                    note(code, why);
+                    None
+                }
+                Ok(()) => match files.decode_texture_parts(&bytes) {
+                    Ok(image) => match files.check_shape(&image.0) {
+                        Ok(()) => Some(image),
+                        Err(why) => {
+                            note("texture-shape", why);
+                            None
+                        }
+                    },
                     Err(why) => {
-                        note("texture-shape", why);
+                        note("texture-unreadable", why);
                         None
                     }
                 },
-                Err(why) => {
-                    note("texture-unreadable", why);
-                    None
-                }
             }
         }
     };
@@ -184,7 +194,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
         }
     };
     // The rest mesh: its hash, then each vertex's column.
-    let rest = match shipped::read_rest_mesh(&files.mesh) {
+    let rest = match shipped::read_rest_mesh_in(&files.mesh, Some(files.folder())) {
         Err(e) => {
             note("rest-mesh", e.message);
             None
