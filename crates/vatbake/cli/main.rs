@@ -35,8 +35,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// A file size limit (`ulimit -f`) makes a write past it fail with "File too large"
+/// (an output error, exit 4, the staged files removed) instead of killing the process
+/// with SIGXFSZ before it can say a word.
+fn write_errors_instead_of_sigxfsz() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" before any other thread runs
+    // touches no memory of ours; ignoring SIGXFSZ is what POSIX documents for a process
+    // that handles EFBIG itself.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn run(cli: args::Cli) -> anyhow::Result<u8> {
     if matches!(cli.command, args::Command::Bake(_) | args::Command::Roster(_)) {
+        write_errors_instead_of_sigxfsz();
         messages::clean_up_on_interrupt();
     }
     match cli.command {

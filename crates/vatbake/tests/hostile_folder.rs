@@ -530,3 +530,25 @@ fn audit_checks_exports_and_bounds() {
     assert!(kinds.contains(&"bad_bounds".to_string()), "{stdout}");
     assert!(stdout.contains("positions.center[0] is inf, positions.half_extent[2] is -1"), "{stdout}");
 }
+
+/// A file size limit (`ulimit -f`) killed a bake with SIGXFSZ and no word of ours; a
+/// full disk's "No space left on device" was printed twice. Now: one message, exit 4,
+/// nothing left behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_size_limit_is_an_output_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let script = format!(
+        "ulimit -f 16; exec {} bake {} -o {} -q",
+        env!("CARGO_BIN_EXE_vatbake"),
+        fixture("Fox/Fox.glb").display(),
+        out.display()
+    );
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+    assert!(std::fs::read_dir(&out).map_or(true, |mut entries| entries.next().is_none()), "nothing left");
+}
