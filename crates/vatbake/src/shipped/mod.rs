@@ -16,6 +16,8 @@
 //! ```
 
 pub(crate) mod exports;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod read;
 
 /// The 16+16 octahedral normal of `--normals separate`, decoded as a reader of the bake does.
@@ -545,6 +547,13 @@ pub(crate) fn read_rest_mesh_in(path: &Path, folder: Option<&Path>) -> Result<Re
             path.display()
         ))
     })
+}
+
+/// A rest mesh's bytes read as [`read_rest_mesh`] reads a file's (every buffer view and
+/// accessor checked against the binary chunk before anything is allocated); the error
+/// says what is wrong, without a file name. What the fuzz target `rest_mesh` runs.
+pub fn rest_mesh_from_bytes(bytes: &[u8]) -> Result<RestMesh, String> {
+    rest_mesh_from(bytes)
 }
 
 /// The JSON and binary chunks of a GLB.

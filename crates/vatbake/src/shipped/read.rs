@@ -364,3 +364,21 @@ pub(crate) fn check_fields(d: &crate::description::Description) -> Result<(), (S
     }
     Ok(())
 }
+
+/// A description's bytes through every check its readers apply before they use it:
+/// format and version, the capped lists, the file names it gives (inside its folder),
+/// then its fields (clip rows within the texture, finite rates and
+/// bounds, layers holding the rows). The error says what is wrong, without a file name.
+/// What the fuzz targets `description` and `texture_header` run.
+pub fn description_from_bytes(bytes: &[u8]) -> Result<crate::description::Description, String> {
+    let description = parse_description(bytes).map_err(|fault| match fault {
+        DescriptionFault::NotOurs(why) => format!("not a vatbake description ({why})"),
+        DescriptionFault::TooMany(field, cap) => format!("{field}: more than {cap} entries"),
+    })?;
+    let exports = description.exports.iter().map(|e| &e.file);
+    for name in [&description.texture.file, &description.mesh.file].into_iter().chain(exports) {
+        crate::description::check_file_name(name).map_err(|e| format!("names the file {name:?}: {e}"))?;
+    }
+    check_fields(&description).map_err(|(field, why)| format!("{field}: {why}"))?;
+    Ok(description)
+}
