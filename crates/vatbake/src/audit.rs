@@ -188,12 +188,15 @@ fn audit_unit(
     findings.extend(texture_findings);
     let mesh_sha256 = hash(&description.mesh.sha256, &description.mesh.file);
     findings.extend(vat_audit::check_hashes(description, texture_sha256.as_deref(), mesh_sha256.as_deref()));
-    if check_file_name(&description.mesh.file).is_err() || !folder.join(&description.mesh.file).is_file() {
-        findings.push(Finding::new(
-            Kind::MeshMissing,
-            format!("the rest-pose mesh {} is not beside the description", description.mesh.file),
-            "ship the mesh with its description, or re-bake the unit",
-        ));
+    let mesh = folder.join(&description.mesh.file);
+    let mesh_missing =
+        |why: String| Finding::new(Kind::MeshMissing, why, "ship the mesh with its description, or re-bake the unit");
+    if check_file_name(&description.mesh.file).is_err() || std::fs::symlink_metadata(&mesh).is_err() {
+        findings
+            .push(mesh_missing(format!("the rest-pose mesh {} is not beside the description", description.mesh.file)));
+    } else if let Err(why) = crate::shipped::read::open_regular(&mesh, Some(folder)) {
+        // There, but a FIFO, a device, a folder or a link out of the folder: say which.
+        findings.push(mesh_missing(format!("the rest-pose mesh {} cannot be read: {why}", description.mesh.file)));
     }
     // The other format's files (`--format`), as `verify` checks them: there, regular
     // files in the folder, with the recorded size and SHA-256.

@@ -293,6 +293,53 @@ fn devices_and_fifos_are_refused_never_read() {
     assert_eq!(code, 0, "the bake is whole again: {err}");
 }
 
+/// The roster's `--check` and `--verify` with a unit's texture or rest mesh replaced
+/// by a link to `/dev/zero` (read for 2 GB, or forever by `--check`, before) or a FIFO
+/// (a hang before): each unit reported in milliseconds, naming the file and what it is.
+#[cfg(unix)]
+#[test]
+fn roster_check_and_verify_refuse_devices_and_fifos() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("SimpleSkin/SimpleSkin.gltf"), dir.path().join("simple.gltf")).unwrap();
+    let roster = dir.path().join("roster.toml");
+    std::fs::write(&roster, "output = \"out\"\n[[unit]]\nname = \"simple\"\nsource = \"simple.gltf\"\n").unwrap();
+    let r = roster.to_str().unwrap();
+    let (code, _, err, _) = run(&["roster", r, "-q"], LIMIT);
+    assert_eq!(code, 0, "{err}");
+    let out = dir.path().join("out/simple");
+    for (file, finding) in [
+        ("simple.vat.ktx2", "texture unreadable: the texture"),
+        ("simple.rest.glb", "mesh missing: the rest-pose mesh"),
+    ] {
+        let path = out.join(file);
+        let saved = dir.path().join(file);
+        std::fs::rename(&path, &saved).unwrap();
+        for special in ["/dev/zero", "fifo"] {
+            let what = if special == "fifo" {
+                assert!(Command::new("mkfifo").arg(&path).status().unwrap().success());
+                "a FIFO (named pipe), not a regular file".to_string()
+            } else {
+                std::os::unix::fs::symlink(special, &path).unwrap();
+                "a link to /dev/zero, outside the bake's folder: refused".to_string()
+            };
+            let (code, stdout, err, took) = run(&["roster", r, "--check"], LIMIT);
+            assert_eq!(code, 1, "{file} {special}: {err}");
+            assert!(stdout.contains(&format!("{finding} {file} cannot be read: ")), "{stdout}");
+            assert!(stdout.contains(&what), "{stdout}");
+            eprintln!("roster --check, {file} → {special}: exit {code} in {took:?}");
+            let (code, stdout, err, took) = run(&["roster", r, "--verify"], LIMIT);
+            assert_eq!(code, 1, "{file} {special}: {err}");
+            assert!(stdout.contains("1 units: 0 passed, 1 failed"), "{stdout}");
+            assert!(stdout.contains(&what), "{stdout}");
+            eprintln!("roster --verify, {file} → {special}: exit {code} in {took:?}");
+            std::fs::remove_file(&path).unwrap();
+        }
+        std::fs::rename(&saved, &path).unwrap();
+    }
+    let (code, stdout, err, _) = run(&["roster", r, "--verify"], LIMIT);
+    assert_eq!(code, 0, "the bakes are whole again: {err}\n{stdout}");
+}
+
 /// A link that leads out of the bake's folder (to another project's file, to
 /// `/etc/passwd`) is refused, naming the file and where it leads; a link inside the
 /// folder is read as before.
