@@ -426,7 +426,8 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
         // What a killed run left in the unit's folder goes, whether it is rebaked or not.
         staging::remove_abandoned(&settings.out_dir);
         if !force {
-            if let Ok(bytes) = std::fs::read(&settings.input) {
+            // A FIFO or a device as a source is refused here too (the bake says so).
+            if let Ok(bytes) = vat_gltf::read_file(&settings.input) {
                 if let Some(description) = up_to_date(&settings, &description::sha256_hex(&bytes)) {
                     return Ok(Done::Skipped(Box::new(description), settings.out_dir));
                 }

@@ -201,8 +201,15 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
         }
         Ok(mesh) => {
             if let Some(recorded) = &files.hashes.mesh {
-                let bytes = std::fs::read(&files.mesh).unwrap_or_default();
-                if *recorded != description::sha256_hex(&bytes) {
+                // Hashed as read: a regular file in the folder, capped (it may have been
+                // swapped since it was parsed).
+                let found = shipped::read::sha256_regular(
+                    &files.mesh,
+                    Some(files.folder()),
+                    shipped::read::REST_MESH_MAX_BYTES,
+                )
+                .unwrap_or_default();
+                if *recorded != found {
                     note(
                         "mesh-sha256",
                         format!(

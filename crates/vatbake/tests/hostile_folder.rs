@@ -340,6 +340,48 @@ fn roster_check_and_verify_refuse_devices_and_fifos() {
     assert_eq!(code, 0, "the bakes are whole again: {err}\n{stdout}");
 }
 
+/// A model that is a FIFO (a hang before) or a device (`/dev/zero`: read until memory
+/// ran out), or a .gltf whose buffer is a link to `/dev/zero`: `bake` refuses each
+/// before opening it, exit 3, naming the file; so does a roster unit.
+#[cfg(unix)]
+#[test]
+fn models_and_buffers_that_are_fifos_or_devices_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("model.glb");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let cube = dir.path().join("AnimatedMorphCube.gltf");
+    std::fs::copy(fixture("AnimatedMorphCube/AnimatedMorphCube.gltf"), &cube).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("AnimatedMorphCube.bin")).unwrap();
+    let out = dir.path().join("out");
+    let not_regular = "not a regular file (a FIFO, a device or a socket): refused";
+    for (model, expected) in [
+        (
+            fifo.clone(),
+            format!("error: {}: cannot read the model: {not_regular}; pass the model file itself", fifo.display()),
+        ),
+        (PathBuf::from("/dev/zero"), format!("error: /dev/zero: cannot read the model: {not_regular}")),
+        (
+            cube.clone(),
+            format!(
+                "error: {}: cannot read buffer 0 \"AnimatedMorphCube.bin\" ({}): {not_regular}",
+                cube.display(),
+                dir.path().join("AnimatedMorphCube.bin").display()
+            ),
+        ),
+    ] {
+        let (code, _, err, took) = run(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap()], LIMIT);
+        assert_eq!(code, 3, "{err}");
+        assert!(err.starts_with(&expected), "{err}");
+        eprintln!("bake {}: exit 3 in {took:?}", model.display());
+    }
+    let roster = dir.path().join("roster.toml");
+    std::fs::write(&roster, "output = \"out\"\n[[unit]]\nname = \"pipe\"\nsource = \"model.glb\"\n").unwrap();
+    let (code, stdout, err, _) = run(&["roster", roster.to_str().unwrap()], LIMIT);
+    assert_eq!(code, 1, "{err}");
+    assert!(format!("{stdout}{err}").contains(not_regular), "{stdout}{err}");
+    assert!(!out.exists() || std::fs::read_dir(&out).unwrap().all(|e| e.unwrap().file_type().unwrap().is_dir()));
+}
+
 /// A link that leads out of the bake's folder (to another project's file, to
 /// `/etc/passwd`) is refused, naming the file and where it leads; a link inside the
 /// folder is read as before.
