@@ -525,9 +525,16 @@ fn a_texture_of_another_shape_is_refused_from_its_header() {
     let (code, stdout, _) = verify(&description, &["--json"]);
     assert_eq!(code, 1);
     assert!(codes(&stdout).contains(&"texture-shape".to_string()), "{stdout}");
-    // 64 MiB of padding after a small texture: more than its shape can take; not read.
+    // 64 MiB of padding after a small texture: more than its description records
+    // (`texture.bytes`); not read.
     bytes.resize(64 << 20, 0);
     std::fs::write(&texture, &bytes).unwrap();
+    let (code, stdout, _) = verify(&description, &["--json"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("67108864 bytes, more than the "), "{stdout}");
+    assert!(stdout.contains(" bytes its description records for it (texture.bytes): refused"), "{stdout}");
+    // With `texture.bytes` edited up, still no more than its declared shape can take.
+    edit_json(&description, |d| d["texture"]["bytes"] = (1u64 << 40).into());
     let (code, stdout, _) = verify(&description, &["--json"]);
     assert_eq!(code, 1);
     assert!(stdout.contains("bytes the texture's declared shape can take: refused"), "{stdout}");

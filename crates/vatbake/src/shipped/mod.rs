@@ -193,14 +193,16 @@ impl ShippedFiles {
     }
 
     /// The texture file's bytes: a regular file in the description's folder, of at most
+    /// the size the description records for it (`texture.bytes`) and never more than
     /// [`read::texture_limit`] bytes.
     pub fn read_texture(&self) -> Result<Vec<u8>, String> {
-        read::read_regular(
-            &self.texture,
-            Some(self.folder()),
-            read::texture_limit(&self.description),
-            "bytes the texture's declared shape can take",
-        )
+        let (shape, recorded) = (read::texture_limit(&self.description), self.description.texture.bytes);
+        let (limit, why) = if recorded < shape {
+            (recorded, "bytes its description records for it (texture.bytes)")
+        } else {
+            (shape, "bytes the texture's declared shape can take")
+        };
+        read::read_regular(&self.texture, Some(self.folder()), limit, why)
     }
 
     /// Whether the texture's header (KTX2 or PNG) declares the description's shape:
