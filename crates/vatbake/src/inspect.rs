@@ -166,9 +166,11 @@ const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn inspect(path: &Path) -> Result<Inspection, Error> {
-    let mut file =
-        std::fs::File::open(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
-    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if let Err(e) = std::fs::symlink_metadata(path) {
+        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+    }
+    // A regular file only: a FIFO or a device is refused before anything is read.
+    let (mut file, bytes) = shipped::read::open_regular(path, None).map_err(Error::input)?;
     let mut head = Vec::new();
     (&mut file)
         .take(33)
@@ -224,8 +226,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
     match kind {
         Kind::Description => describe(path).map(|d| Inspection::Description(Box::new(d))),
         Kind::Ktx2 => {
-            file = std::fs::File::open(path)
-                .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+            file = shipped::read::open_regular(path, None).map_err(Error::input)?.0;
             let header = vat_ktx2::read_header_from(&mut file).map_err(|e| {
                 Error::usage(format!("{}: not a readable KTX2 texture: {e}; re-bake the unit", path.display()))
             })?;
@@ -287,7 +288,8 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         .map(|m| m.len());
     // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
     let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
-    let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * texel_bytes;
+    // Saturating: an edited description's shape must not overflow.
+    let raw_bytes = (u64::from(d.texture.width) * u64::from(d.texture.height)).saturating_mul(texel_bytes);
     let gpu_bytes = crate::features::layers::gpu_bytes(&d);
     let on_disk = crate::shipped::exports::sizes_on_disk(folder, &d.exports);
     let exports = d
@@ -341,12 +343,16 @@ fn ratio(bytes: u64, raw: Option<u64>) -> Option<f64> {
 fn ktx2_summary(path: &Path, header: &vat_ktx2::Ktx2Header, bytes: u64) -> TextureSummary {
     let ours = header.vk_format == vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM;
     let layers = header.layer_count.max(1);
-    let raw = ours.then(|| u64::from(header.width) * u64::from(header.height.max(1)) * u64::from(layers) * 8);
+    let raw =
+        ours.then(|| (u64::from(header.width) * u64::from(header.height.max(1))).saturating_mul(u64::from(layers) * 8));
     let key_values = header
         .key_values
         .iter()
-        .map(|(key, _)| {
-            let value = header.value_str(key).map_or_else(|| "(binary)".to_string(), str::to_string);
+        .map(|(key, value)| {
+            // Each entry's own value, as `value_str` reads it (looking each key up again
+            // made a file of many entries take quadratic time).
+            let text = value.strip_suffix(&[0]).unwrap_or(value);
+            let value = std::str::from_utf8(text).map_or_else(|_| "(binary)".to_string(), str::to_string);
             (key.clone(), value)
         })
         .collect();

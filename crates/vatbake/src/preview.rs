@@ -199,6 +199,26 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
         title: Some(format!("{}: {} points, {} rows", description.source.file, description.points, description.rows)),
     };
 
+    // A sheet taller or larger than a picture may be is refused before any row is
+    // decoded (the frames alone of that many clips can take gigabytes): its cells alone
+    // (clips × frame height; clips × frames × frame pixels) are a lower bound of it.
+    let (cells_high, cells_area) = (
+        chosen.len() as u64 * u64::from(settings.height),
+        chosen.len() as u64 * u64::from(settings.frames) * u64::from(settings.width) * u64::from(settings.height),
+    );
+    if cells_high > u64::from(vat_preview::MAX_SIDE) || cells_area > vat_preview::MAX_PIXELS {
+        return Err(Error::input(format!(
+            "{}: {} clips of {} frames of {}×{} pixels do not fit one sheet (each side at most {} pixels, \
+             at most {} pixels): pick fewer with --clips, or draw smaller frames",
+            settings.description.display(),
+            chosen.len(),
+            settings.frames,
+            settings.width,
+            settings.height,
+            vat_preview::MAX_SIDE,
+            vat_preview::MAX_PIXELS
+        )));
+    }
     // Decode only the rows the sheet shows.
     let mut scratch = (vec![Vec3::ZERO; shipped.points()], vec![Vec3::ZERO; shipped.points()]);
     let picks: Vec<Vec<usize>> =

@@ -225,9 +225,12 @@ fn read_texture(
     note: &mut impl FnMut(&'static str, String),
 ) -> Option<(vat_ktx2::Rgba16Image, Option<Vec<u16>>)> {
     let d = &files.description;
-    match std::fs::read(&files.texture) {
+    match files.read_texture() {
         Err(e) => {
-            note("texture-unreadable", format!("{}: cannot read the texture: {e}", files.texture.display()));
+            // A regular file too large for its declared shape is its size's finding;
+            // anything else (missing, a FIFO, a device, a link out of the folder) is unreadable.
+            let regular = shipped::read::open_regular(&files.texture, Some(files.folder())).is_ok();
+            note(if regular { "texture-bytes" } else { "texture-unreadable" }, e);
             None
         }
         Ok(bytes) => {
@@ -254,18 +257,25 @@ fn read_texture(
                     );
                 }
             }
-            match files.decode_texture_parts(&bytes) {
-                Ok(image) => match files.check_shape(&image.0) {
-                    Ok(()) => Some(image),
+            // The header's shape first: a texture of another shape is not inflated.
+            match files.check_header(&bytes) {
+                Err((code, why)) => {
+                    note(code, why);
+                    None
+                }
+                Ok(()) => match files.decode_texture_parts(&bytes) {
+                    Ok(image) => match files.check_shape(&image.0) {
+                        Ok(()) => Some(image),
+                        Err(why) => {
+                            note("texture-shape", why);
+                            None
+                        }
+                    },
                     Err(why) => {
-                        note("texture-shape", why);
+                        note("texture-unreadable", why);
                         None
                     }
                 },
-                Err(why) => {
-                    note("texture-unreadable", why);
-                    None
-                }
             }
         }
     }
@@ -278,15 +288,22 @@ fn read_rest(
     note: &mut impl FnMut(&'static str, String),
 ) -> Option<(RestMesh, vat_model::Columns)> {
     let d = &files.description;
-    match shipped::read_rest_mesh(&files.mesh) {
+    match shipped::read_rest_mesh_in(&files.mesh, Some(files.folder())) {
         Err(e) => {
             note("rest-mesh", e.message);
             None
         }
         Ok(mesh) => {
             if let Some(recorded) = &files.hashes.mesh {
-                let bytes = std::fs::read(&files.mesh).unwrap_or_default();
-                if *recorded != description::sha256_hex(&bytes) {
+                // Hashed as read: a regular file in the folder, capped (it may have been
+                // swapped since it was parsed).
+                let found = shipped::read::sha256_regular(
+                    &files.mesh,
+                    Some(files.folder()),
+                    shipped::read::REST_MESH_MAX_BYTES,
+                )
+                .unwrap_or_default();
+                if *recorded != found {
                     note(
                         "mesh-sha256",
                         format!(
@@ -351,7 +368,10 @@ fn read_lod(
         return None;
     }
     let path = folder.join(&record.file);
-    let Ok(bytes) = std::fs::read(&path) else {
+    // As every reader of a bake opens its files: a regular file in the folder, capped.
+    let Ok(bytes) =
+        shipped::read::read_regular(&path, Some(folder), shipped::read::REST_MESH_MAX_BYTES, "bytes a mesh may have")
+    else {
         note(
             "lod-missing",
             format!(
@@ -371,10 +391,10 @@ fn read_lod(
             ),
         );
     }
-    let mesh = match shipped::read_rest_mesh(&path) {
+    let mesh = match shipped::rest_mesh_from_bytes(&bytes) {
         Ok(mesh) => mesh,
-        Err(e) => {
-            note("lod", e.message);
+        Err(why) => {
+            note("lod", format!("{}: {why}", path.display()));
             return None;
         }
     };
