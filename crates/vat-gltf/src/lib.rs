@@ -112,6 +112,10 @@ pub struct Loaded {
 
 /// Reads a model file, with an error that names it.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
+    if path.is_dir() {
+        return Err(LoadError::new(path, ErrorKind::Io, "a folder, not a model")
+            .with_hint("give a .glb or .gltf file (for every model in a folder, a roster's glob: docs/ROSTER.md)"));
+    }
     std::fs::read(path).map_err(|e| {
         let hint =
             if e.kind() == std::io::ErrorKind::NotFound { "check the path" } else { "check the file's permissions" };

@@ -101,6 +101,36 @@ pub struct Output {
     pub verbose: bool,
 }
 
+impl Command {
+    /// Whether the command was asked for JSON on stdout: a failure is then an error
+    /// object there too.
+    pub fn json(&self) -> bool {
+        match self {
+            Command::Bake(a) => a.output.json,
+            Command::Roster(a) => a.output.json,
+            Command::Audit(a) => a.format == AuditFormat::Json,
+            Command::Inspect(a) => a.json,
+            Command::Verify(a) => a.json,
+            Command::Preview(a) => a.json,
+            _ => false,
+        }
+    }
+
+    /// The file the command was given (the model, the roster, the description), for
+    /// the `file` of a JSON error.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Command::Bake(a) => Some(&a.input),
+            Command::Roster(a) => Some(&a.roster),
+            Command::Inspect(a) => Some(&a.file),
+            Command::Verify(a) => Some(&a.description),
+            Command::Preview(a) => Some(&a.description),
+            Command::Audit(a) => a.paths.first().map(PathBuf::as_path),
+            _ => None,
+        }
+    }
+}
+
 impl From<&OutputArgs> for Output {
     fn from(a: &OutputArgs) -> Self {
         Output { json: a.json, quiet: a.quiet, verbose: a.verbose }
@@ -186,6 +216,9 @@ pub struct PreviewArgs {
     /// Print what was written as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Say what was written even when stdout is not a terminal (on a terminal it is said anyway).
+    #[arg(short, long, conflicts_with = "json")]
+    pub verbose: bool,
 }
 
 /// `WxH` with both between 16 and 2048 pixels.

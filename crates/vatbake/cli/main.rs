@@ -25,11 +25,16 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let json = cli.command.json();
+    let file = cli.command.file().map(std::path::Path::to_path_buf);
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let (code, message) = messages::classify(&e);
+            let (code, kind, message) = messages::classify(&e);
             messages::error(&message);
+            if json {
+                messages::json_error(code, kind, &message, file.as_deref());
+            }
             ExitCode::from(code)
         }
     }
@@ -131,10 +136,12 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
         }
         args::Command::Preview(args) => {
-            let json = args.json;
+            let (json, verbose) = (args.json, args.verbose);
             let report = vatbake::preview::preview(&args.into_settings())?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&report)?);
+            } else if verbose || std::io::stdout().is_terminal() {
+                print::preview(&report);
             }
             Ok(0)
         }

@@ -72,12 +72,10 @@ impl RosterWatch for RosterProgress {
             bar.set_length(total as u64);
             bar.set_message(format!("{} {}", result.status, result.name));
             bar.inc(1);
-            if let Some(e) = &result.error {
-                bar.println(format!("failed {}: {e}", result.name));
-            }
         } else if self.lines {
+            // A failure's message is printed once, as an error after the run.
             match &result.error {
-                Some(e) => eprintln!("[{done}/{total}] failed {}: {e}", result.name),
+                Some(_) => eprintln!("[{done}/{total}] failed {}", result.name),
                 None => eprintln!("[{done}/{total}] {} {} ({:.0} ms)", result.status, result.name, result.ms),
             }
         }
@@ -334,6 +332,25 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
             );
             out!("  bounds {} .. {}", v3(m.bounds_min), v3(m.bounds_max));
         }
+    }
+}
+
+/// `vatbake preview`'s text: where the sheet went, and the other files.
+pub fn preview(report: &vatbake::preview::PreviewReport) {
+    let Some((sheet, others)) = report.files.split_first() else { return };
+    out!(
+        "drew {} → {}: {} clip{}, {} frames, {} view, {}×{} pixels",
+        report.description.display(),
+        sheet.display(),
+        report.clips,
+        if report.clips == 1 { "" } else { "s" },
+        report.frames,
+        report.view,
+        report.sheet_size[0],
+        report.sheet_size[1]
+    );
+    for file in others {
+        out!("  also {}", file.display());
     }
 }
 

@@ -163,14 +163,10 @@ const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn inspect(path: &Path) -> Result<Inspection, Error> {
-    let mut file =
-        std::fs::File::open(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    let mut file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, "it", &e))?;
     let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut head = Vec::new();
-    (&mut file)
-        .take(33)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    (&mut file).take(33).read_to_end(&mut head).map_err(|e| Error::unreadable(path, "it", &e))?;
     let sniffed = if head.starts_with(KTX2_MAGIC) {
         Some(Kind::Ktx2)
     } else if head.starts_with(PNG_MAGIC) {
@@ -221,8 +217,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
     match kind {
         Kind::Description => describe(path).map(|d| Inspection::Description(Box::new(d))),
         Kind::Ktx2 => {
-            file = std::fs::File::open(path)
-                .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+            file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, "it", &e))?;
             let header = vat_ktx2::read_header_from(&mut file).map_err(|e| {
                 Error::usage(format!("{}: not a readable KTX2 texture: {e}; re-bake the unit", path.display()))
             })?;

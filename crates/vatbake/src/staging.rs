@@ -145,8 +145,13 @@ impl Staged {
     /// returns the file's length. On an error the temporary file is removed.
     pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut fs::File) -> Result<()>) -> Result<u64> {
         check_file_name(name)?;
-        fs::create_dir_all(&self.dir)
-            .with_context(|| format!("cannot create the output folder {}", self.dir.display()))?;
+        fs::create_dir_all(&self.dir).map_err(|e| {
+            crate::Error::output(format!(
+                "cannot create the output folder {}: {}",
+                self.dir.display(),
+                output_remedy(&self.dir, &e)
+            ))
+        })?;
         if self.files.is_empty() {
             // The bake's first file: what a killed bake left here goes first.
             remove_abandoned(&self.dir);
@@ -156,7 +161,14 @@ impl Staged {
         // No fsync: the rename is what keeps readers from a half-written file, and a
         // build step that bakes hundreds of units should not wait on the disk.
         track(&temp);
-        let result = fs::File::create(&temp).map_err(anyhow::Error::from).and_then(|mut file| {
+        let created = fs::File::create(&temp).map_err(|e| {
+            anyhow::Error::from(crate::Error::output(format!(
+                "cannot write {}: {}",
+                target.display(),
+                output_remedy(&self.dir, &e)
+            )))
+        });
+        let result = created.and_then(|mut file| {
             write(&mut file)?;
             if self.durable {
                 file.sync_all()?;
@@ -171,7 +183,10 @@ impl Staged {
             Err(e) => {
                 let _ = fs::remove_file(&temp);
                 untrack(&temp);
-                Err(e.context(format!("cannot write {}", target.display())))
+                match e.downcast_ref::<crate::Error>() {
+                    Some(_) => Err(e),
+                    None => Err(e.context(format!("cannot write {}", target.display()))),
+                }
             }
         }
     }
@@ -258,6 +273,22 @@ impl Drop for Staged {
             untrack(temp);
         }
     }
+}
+
+/// An output folder's I/O error and what to do: a file where the folder should be
+/// (the folder itself or a folder on its path), no permission, a read-only disk.
+fn output_remedy(dir: &Path, error: &std::io::Error) -> String {
+    use std::io::ErrorKind as Io;
+    let file_on_path = dir.ancestors().find(|a| !a.as_os_str().is_empty() && a.is_file());
+    if let Some(file) = file_on_path {
+        return format!("{} is a file, not a folder; give -o a folder (it is created if missing)", file.display());
+    }
+    let remedy = match error.kind() {
+        Io::PermissionDenied | Io::ReadOnlyFilesystem => "give -o a folder you can write to",
+        Io::StorageFull | Io::QuotaExceeded => "free some space or give -o a folder on another disk",
+        _ => "check the folder",
+    };
+    format!("{error}; {remedy}")
 }
 
 #[cfg(test)]

@@ -147,7 +147,11 @@ fn a_file_that_is_not_what_it_claims_is_a_usage_error() {
         assert!(text.is_empty());
         assert!(err.starts_with("error: ") && err.contains(expected), "{name}: {err}");
     }
+    // A missing file is an input error, exit 3 as in every command.
     let (code, _, err) = inspect(&dir.path().join("missing.vat.json"), false);
-    assert_eq!(code, 2);
-    assert!(err.contains("missing.vat.json: cannot read it"), "{err}");
+    assert_eq!(code, 3);
+    assert!(
+        err.contains("missing.vat.json: cannot read it: No such file or directory (os error 2); check the path"),
+        "{err}"
+    );
 }

@@ -38,7 +38,7 @@ use crate::error::Error;
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn read_description(path: &Path) -> Result<Description, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, "it", &e))?;
     parse_description(path, &bytes)
 }
 
@@ -130,8 +130,7 @@ impl ShippedFiles {
     /// # Ok::<(), vatbake::Error>(())
     /// ```
     pub fn read(path: &Path) -> Result<Self, Error> {
-        let bytes =
-            std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, "it", &e))?;
         let description = parse_description(path, &bytes)?;
         let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let exports = description.exports.iter().map(|e| &e.file);
@@ -448,10 +447,11 @@ pub struct RestMesh {
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn read_rest_mesh(path: &Path) -> Result<RestMesh, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, "it", &e))?;
     rest_mesh_from(&bytes).map_err(|why| {
         Error::usage(format!(
-            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote",
+            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote, as it wrote it \
+             (optimizers such as gltfpack and gltf-transform rewrite its accessors and uv sets)",
             path.display()
         ))
     })
@@ -630,8 +630,8 @@ pub fn columns_of(mesh: &RestMesh, points: usize) -> Result<Columns, String> {
 pub fn bone_bake_message(description: &Path) -> String {
     format!(
         "{}: a bone bake (--mode bones): its texture holds joint matrices, not points, which this command \
-         does not read (tests/js/bones.test.mjs checks bone bakes against three.js); bake with --mode vertices \
-         to verify or preview it",
+         does not read; `vatbake inspect` reads it, and a bake with --mode vertices can be verified and \
+         previewed",
         description.display()
     )
 }
