@@ -108,7 +108,7 @@ impl Command {
         match self {
             Command::Bake(a) => a.output.json,
             Command::Roster(a) => a.output.json,
-            Command::Audit(a) => a.format == AuditFormat::Json,
+            Command::Audit(a) => a.output_format() == AuditFormat::Json,
             Command::Inspect(a) => a.json,
             Command::Verify(a) => a.json,
             Command::Preview(a) => a.json,
@@ -193,7 +193,7 @@ pub struct PreviewArgs {
     /// The description file (*.vat.json) of the bake to draw.
     pub description: PathBuf,
     /// The contact sheet to write (PNG) [default: <name>.sheet.png beside the description].
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE")]
     pub sheet: Option<PathBuf>,
     /// Frames per clip, spread evenly over its rows (first and last included).
     #[arg(long, default_value_t = 6, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -276,8 +276,11 @@ pub struct AuditArgs {
     /// Alias table (TOML) to check the slots against; replaces the built-in table.
     #[arg(long, value_name = "FILE")]
     pub aliases: Option<PathBuf>,
-    /// Output: one line per finding grouped by unit, or JSON (docs/AUDIT.md).
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    /// Print the findings as one JSON document (docs/AUDIT.md) instead of a line per finding.
+    #[arg(long)]
+    pub json: bool,
+    /// The old spelling of --json (`--format json`), still read; --format means a bake's export elsewhere.
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", hide = true)]
     pub format: AuditFormat,
 }
 
@@ -289,6 +292,15 @@ pub enum AuditFormat {
 }
 
 impl AuditArgs {
+    /// How to print: `--json`, or the old `--format json`.
+    pub fn output_format(&self) -> AuditFormat {
+        if self.json {
+            AuditFormat::Json
+        } else {
+            self.format
+        }
+    }
+
     /// The audit's settings (the output format is the binary's).
     pub fn settings(&self) -> Result<AuditSettings, Error> {
         if let Some(dir) = &self.sources {
@@ -360,12 +372,14 @@ mod tests {
         options
     }
 
-    /// The long options `vatbake NAME --help` lists (help itself aside).
+    /// The long options `vatbake NAME --help` lists (help itself aside; a hidden old
+    /// spelling such as audit's `--format` is not listed, so the docs need not list it).
     fn in_help(name: &str) -> BTreeSet<String> {
         let cli = Cli::command();
         let command = cli.find_subcommand(name).unwrap();
         command
             .get_arguments()
+            .filter(|a| !a.is_hide_set())
             .filter_map(|a| a.get_long())
             .filter(|&long| long != "help")
             .map(str::to_string)

@@ -115,7 +115,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             }
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
-        args::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
+        args::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.output_format()),
         args::Command::Inspect(args) => {
             let inspection = vatbake::inspect::inspect(&args.file)?;
             if args.json {
@@ -179,12 +179,12 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
     };
     if !verbose {
         out!(
-            "baked {} → {}: {} points × {} rows, {} clips, {} {} (raw {}{}), {:.0} ms",
+            "baked {} → {}: {} points × {} rows, {}, {} {} (raw {}{}), {:.0} ms",
             settings.input.display(),
             report.description_file.display(),
             report.points,
             report.rows,
-            report.clips,
+            messages::count(report.clips, "clip"),
             container,
             messages::bytes(report.texture_bytes),
             messages::bytes(report.raw_texel_bytes),
@@ -195,10 +195,10 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
     }
     out!("baked {} → {}", settings.input.display(), report.description_file.display());
     out!(
-        "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}{}), rest mesh {}",
+        "  {} points × {} rows in {}; texture {}×{}{} {} {} (raw {}{}), rest mesh {}",
         report.points,
         report.rows,
-        report.clips,
+        messages::count(report.clips, "clip"),
         report.width,
         report.height,
         if report.bands > 1 { format!(" in {} bands", report.bands) } else { String::new() },

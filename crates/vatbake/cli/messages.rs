@@ -183,3 +183,12 @@ impl Drop for BakeProgress {
         self.bar.finish_and_clear();
     }
 }
+
+/// `1 clip`, `3 clips`: a count and its noun, plural unless one.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

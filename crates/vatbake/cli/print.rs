@@ -140,8 +140,8 @@ pub fn roster_summary(report: &RosterReport) {
         );
     }
     out!(
-        "{} units: {} baked, {} unchanged, {} failed; textures {}, meshes {}; {:.1} s",
-        report.units.len(),
+        "{}: {} baked, {} skipped (unchanged), {} failed; textures {}, meshes {}; {:.1} s",
+        messages::count(report.units.len(), "unit"),
         report.baked,
         report.skipped,
         report.failed,
@@ -357,11 +357,11 @@ pub fn preview(report: &vatbake::preview::PreviewReport) {
 /// `vatbake verify`'s text: the verdict, a line per clip, then each finding.
 pub fn verify(report: &vatbake::verify::VerifyReport) {
     out!(
-        "{} {} against {}: {} clips, tolerance {:.3e} model units ({:.4}% of the diagonal {:.4}), {:.0} ms",
+        "{} {} against {}: {}, tolerance {:.3e} model units ({:.4}% of the diagonal {:.4}), {:.0} ms",
         messages::verdict(if report.passed { "passed" } else { "FAILED" }, report.passed),
         report.description.display(),
         report.source.display(),
-        report.clips.len(),
+        messages::count(report.clips.len(), "clip"),
         report.tolerance,
         if report.diagonal > 0.0 { 100.0 * report.tolerance / report.diagonal } else { 0.0 },
         report.diagonal,

@@ -40,11 +40,11 @@ fn slot_of(description: &Value, clip: &str) -> Option<String> {
     slots(description).into_iter().find(|(n, _)| n == clip).and_then(|(_, s)| s)
 }
 
-/// Runs `vatbake audit ARGS --format json`: (exit code, report).
+/// Runs `vatbake audit ARGS --json`: (exit code, report).
 fn audit(args: &[&str]) -> (Option<i32>, Value) {
     let mut all = vec!["audit"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
+    all.push("--json");
     let o = vatbake(&all);
     let report = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("no JSON report: {}", stderr(&o)));
     (o.status.code(), report)

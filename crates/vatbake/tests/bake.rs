@@ -697,3 +697,27 @@ fn the_zstd_tool_inflates_a_real_bake() {
     assert_eq!(raw_texel_bytes, 1728 * 162 * 8);
     assert!(output.stdout == zstd::decode_all(&level[..]).unwrap(), "the tool and the zstd crate agree");
 }
+
+/// One vocabulary: `1 clip`, not `1 clips`, in bake's and verify's lines; `-o/--out` for
+/// preview's sheet as for every output; `--json` for audit as everywhere else.
+#[test]
+fn one_clip_is_a_clip_and_every_output_flag_is_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let model = fixture("SimpleSkin/SimpleSkin.gltf");
+    let o = vatbake(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "-v"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(" rows in 1 clip; texture "), "{text}");
+    let description = out.join("SimpleSkin.vat.json");
+    let o = vatbake(&["verify", description.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(": 1 clip, tolerance "), "{text}");
+    let sheet = dir.path().join("sheet.png");
+    let o = vatbake(&["preview", description.to_str().unwrap(), "--out", sheet.to_str().unwrap(), "--frames", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(sheet.is_file());
+    let o = vatbake(&["audit", out.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+    assert_eq!(report["results"].as_array().map(Vec::len), Some(1), "{report}");
+}
