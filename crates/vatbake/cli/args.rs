@@ -28,7 +28,7 @@ pub enum Command {
     Roster(RosterArgs),
     /// Check shipped description files against their source models, textures and the alias table.
     Audit(AuditArgs),
-    /// Summarize a shipped file: a description (.vat.json), a texture (.vat.ktx2, header only) or a rest mesh (.rest.glb).
+    /// Summarize a file: a description (.vat.json), a texture (.vat.ktx2, header only), a rest mesh (.rest.glb), or a source model (.glb/.gltf: its clips and their slots).
     Inspect(InspectArgs),
     /// Decode a shipped texture and compare it with a fresh evaluation of its source (exit 1 when a clip is off).
     Verify(VerifyArgs),

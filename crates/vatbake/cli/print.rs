@@ -313,6 +313,30 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 out!("  {key} = {value}");
             }
         }
+        Inspection::Source(s) => {
+            out!("{}: a source model, {}", messages::bold(&s.file.display().to_string()), messages::bytes(s.bytes));
+            out!(
+                "  {} points, {} triangles, {} nodes; {} skin{} with {} joints",
+                s.points,
+                s.triangles,
+                s.nodes,
+                s.skins,
+                if s.skins == 1 { "" } else { "s" },
+                s.joints
+            );
+            out!("  {}", messages::count(s.clips.len(), "clip"));
+            for c in &s.clips {
+                out!(
+                    "  clip {:<24} → {:<10} {:>8.3} s",
+                    format!("\"{}\"", c.name),
+                    c.slot.as_deref().unwrap_or("(no slot)"),
+                    c.duration_s
+                );
+            }
+            for w in &s.warnings {
+                out!("  warning: {w}");
+            }
+        }
         Inspection::RestMesh(m) => {
             out!(
                 "{}: {}",

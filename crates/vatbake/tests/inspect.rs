@@ -155,3 +155,39 @@ fn a_file_that_is_not_what_it_claims_is_a_usage_error() {
         "{err}"
     );
 }
+
+/// A source model, before any bake: its clips, their durations and the slot each
+/// would fill, so a user can list them without provoking a `--clips` error.
+#[test]
+fn a_source_model_lists_its_clips_and_their_slots() {
+    let (code, text, err) = inspect(&fixture("Kenney-PlatformerCharacter/character.glb"), true);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["kind"], "source");
+    assert_eq!((report["points"].as_u64(), report["triangles"].as_u64()), (Some(1038), Some(550)));
+    let clips: Vec<(String, Value)> = report["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap().to_string(), c["slot"].clone()))
+        .collect();
+    assert_eq!(
+        clips[..4],
+        [
+            ("static".to_string(), Value::Null),
+            ("idle".to_string(), Value::from("idle")),
+            ("walk".to_string(), Value::from("walk")),
+            ("jump".to_string(), Value::from("jump")),
+        ]
+    );
+    let (code, text, _) = inspect(&fixture("SimpleSkin/SimpleSkin.gltf"), false);
+    assert_eq!(code, 0);
+    assert_eq!(
+        text,
+        format!(
+            "{}: a source model, 3.0 KB\n  10 points, 8 triangles, 3 nodes; 1 skin with 2 joints\n  1 clip\n  clip \
+             \"animation_0\"            → idle          5.500 s\n",
+            fixture("SimpleSkin/SimpleSkin.gltf").display()
+        )
+    );
+}
