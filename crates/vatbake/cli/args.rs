@@ -120,7 +120,7 @@ impl Command {
     /// the `file` of a JSON error.
     pub fn file(&self) -> Option<&std::path::Path> {
         match self {
-            Command::Bake(a) => Some(&a.input),
+            Command::Bake(a) => a.input.first().map(PathBuf::as_path),
             Command::Roster(a) => Some(&a.roster),
             Command::Inspect(a) => Some(&a.file),
             Command::Verify(a) => Some(&a.description),
@@ -141,8 +141,9 @@ impl From<&OutputArgs> for Output {
 /// roster's keys, in [`BakeOptions`]) and what concerns this run alone.
 #[derive(Args, Debug)]
 pub struct BakeArgs {
-    /// The model: .glb, or .gltf with its .bin files or data URIs.
-    pub input: PathBuf,
+    /// The model: .glb, or .gltf with its .bin files or data URIs; several models bake one after another into OUTDIR, each named after its file.
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    pub input: Vec<PathBuf>,
     /// Output folder (created if missing).
     #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
     pub out_dir: PathBuf,
@@ -159,17 +160,37 @@ pub struct BakeArgs {
 }
 
 impl BakeArgs {
-    /// The flags as settings, checked once by [`BakeOptions::settings`].
-    pub fn into_settings(self) -> Result<BakeSettings, Error> {
-        let mut settings = self.options.settings(self.input, self.out_dir)?;
-        settings.durable = self.durable;
-        Ok(settings)
+    /// The flags as settings, one per model, checked once by [`BakeOptions::settings`]
+    /// before anything is baked.
+    pub fn into_settings(self) -> Result<Vec<BakeSettings>, Error> {
+        if self.input.len() > 1 && self.options.name.is_some() {
+            return Err(Error::usage(
+                "--name names one bake; with several models each is named after its file (or use a roster)",
+            ));
+        }
+        let mut all: Vec<BakeSettings> = Vec::new();
+        for input in self.input {
+            let mut settings = self.options.clone().settings(input, self.out_dir.clone())?;
+            settings.durable = self.durable;
+            if let Some(other) = all.iter().find(|s| s.name == settings.name) {
+                return Err(Error::usage(format!(
+                    "{} and {}: both would bake to {} in {}; bake them into different folders, or use a roster \
+                     with a name per unit",
+                    other.input.display(),
+                    settings.input.display(),
+                    settings.description_file(),
+                    settings.out_dir.display()
+                )));
+            }
+            all.push(settings);
+        }
+        Ok(all)
     }
 }
 
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// The file: a description (*.vat.json), a texture (*.vat.ktx2, *.vat.png) or a rest mesh (*.rest.glb).
+    /// The file: a description (*.vat.json), a texture (*.vat.ktx2, *.vat.png), a rest mesh (*.rest.glb) or a source model (.glb, .gltf).
     pub file: PathBuf,
     /// Print the summary as JSON.
     #[arg(long)]

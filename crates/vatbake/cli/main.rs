@@ -50,22 +50,33 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             if let Some(threads) = args.threads {
                 use_threads(threads)?;
             }
-            let settings = args.into_settings()?;
-            let report = {
-                let progress = messages::BakeProgress::new(!output.quiet && !output.json);
-                let watch: &dyn bake::Watch = match &progress {
-                    Some(progress) => progress,
-                    None => &bake::Unwatched,
+            let all = args.into_settings()?;
+            let several = all.len() > 1;
+            let mut reports = Vec::new();
+            for settings in &all {
+                let report = {
+                    let progress = messages::BakeProgress::new(!output.quiet && !output.json);
+                    let watch: &dyn bake::Watch = match &progress {
+                        Some(progress) => progress,
+                        None => &bake::Unwatched,
+                    };
+                    vatbake::bake_watched(settings, watch)?
                 };
-                vatbake::bake_watched(&settings, watch)?
-            };
-            if !output.quiet {
-                messages::warnings(report.warnings.iter().map(|w| (None, w)));
+                if !output.quiet {
+                    let name = settings.input.display().to_string();
+                    let prefix = several.then_some(name.as_str());
+                    messages::warnings(report.warnings.iter().map(|w| (prefix, w)));
+                }
+                if !output.json && !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
+                    print_summary(settings, &report, output.verbose);
+                }
+                reports.push(report);
             }
-            if output.json {
-                out!("{}", serde_json::to_string_pretty(&report)?);
-            } else if !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
-                print_summary(&settings, &report, output.verbose);
+            // One model: its report; several: an array of them, in the order given.
+            if output.json && several {
+                out!("{}", serde_json::to_string_pretty(&reports)?);
+            } else if output.json {
+                out!("{}", serde_json::to_string_pretty(&reports[0])?);
             }
             Ok(0)
         }

@@ -721,3 +721,32 @@ fn one_clip_is_a_clip_and_every_output_flag_is_out() {
     let report: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
     assert_eq!(report["results"].as_array().map(Vec::len), Some(1), "{report}");
 }
+
+/// Several models in one command, without a roster: each baked into OUTDIR under its
+/// own name, `--json` an array in the order given; two models that would bake to the
+/// same name, or `--name` with several, are refused before anything is written.
+#[test]
+fn several_models_bake_in_one_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (fox, skin) = (fixture("Fox/Fox.glb"), fixture("SimpleSkin/SimpleSkin.gltf"));
+    let o = vatbake(&["bake", fox.to_str().unwrap(), skin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reports: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let points: Vec<u64> = reports.as_array().unwrap().iter().map(|r| r["points"].as_u64().unwrap()).collect();
+    assert_eq!(points, [1728, 10]);
+    assert!(out.join("Fox.vat.json").is_file() && out.join("SimpleSkin.vat.json").is_file());
+
+    let again = dir.path().join("again");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), fox.to_str().unwrap(), "-o", again.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("both would bake to Fox.vat.json in "), "{}", stderr(&o));
+    let o =
+        vatbake(&["bake", fox.to_str().unwrap(), skin.to_str().unwrap(), "-o", again.to_str().unwrap(), "--name", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: --name names one bake; with several models each is named after its file (or use a roster)\n"
+    );
+    assert!(!again.exists());
+}
