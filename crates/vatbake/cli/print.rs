@@ -344,9 +344,10 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 m.generator.as_deref().unwrap_or("(no generator)")
             );
             out!(
-                "  {} vertices ({} texture columns + 2 bounds corners), {} triangles in {} primitive{}, {} material{}, {}",
+                "  {} vertices ({} texture columns + {} bounds corners), {} triangles in {} primitive{}, {} material{}, {}",
                 m.vertices,
                 m.columns,
+                m.vertices.saturating_sub(m.columns),
                 m.triangles,
                 m.primitives,
                 if m.primitives == 1 { "" } else { "s" },
@@ -355,6 +356,12 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 messages::bytes(m.bytes)
             );
             out!("  bounds {} .. {}", v3(m.bounds_min), v3(m.bounds_max));
+            if m.vertices.saturating_sub(m.columns) != 2 {
+                out!(
+                    "  warning: not the 2 bounds corners a bake writes (an optimizer drops unused vertices): an \
+                     engine's culling box is then the rest pose's; docs/PLAYBACK.md, \"Optimizers\""
+                );
+            }
         }
     }
 }

@@ -191,3 +191,35 @@ fn a_source_model_lists_its_clips_and_their_slots() {
         )
     );
 }
+
+/// A rest mesh after gltfpack (tests/optimized/README.md): with its defaults, refused
+/// with the quantized accessor named and where to read about optimizers; with
+/// `-kv -noq`, read, but the dropped bounds corners are counted and warned about.
+#[test]
+fn an_optimized_rest_mesh_names_what_the_optimizer_did() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/optimized");
+    let packed = dir.join("Fox.default.rest.glb");
+    let (code, _, err) = inspect(&packed, false);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: not a vatbake rest mesh (accessor 1 holds quantized signed 8-bit values \
+             (KHR_mesh_quantization, as gltfpack writes by default), where vatbake writes floats); give the \
+             .rest.glb file a bake wrote, as it wrote it: optimizers rewrite its accessors and drop its column uv \
+             (TEXCOORD_1); see docs/PLAYBACK.md, \"Optimizers\"\n",
+            packed.display()
+        )
+    );
+    let (code, text, err) = inspect(&dir.join("Fox.kv-noq.rest.glb"), false);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with("  1728 vertices (1728 texture columns + 0 bounds corners), 576 triangles"), "{text}");
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "  warning: not the 2 bounds corners a bake writes (an optimizer drops unused vertices): an engine's \
+             culling box is then the rest pose's; docs/PLAYBACK.md, \"Optimizers\""
+        )
+    );
+}

@@ -450,8 +450,9 @@ pub fn read_rest_mesh(path: &Path) -> Result<RestMesh, Error> {
     let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, "it", &e))?;
     rest_mesh_from(&bytes).map_err(|why| {
         Error::usage(format!(
-            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote, as it wrote it \
-             (optimizers such as gltfpack and gltf-transform rewrite its accessors and uv sets)",
+            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote, as it wrote it: \
+             optimizers rewrite its accessors and drop its column uv (TEXCOORD_1); see docs/PLAYBACK.md, \
+             \"Optimizers\"",
             path.display()
         ))
     })
@@ -502,6 +503,13 @@ fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, widt
         5126 | 5125 => 4,
         5123 => 2,
         5121 => 1,
+        5120 | 5122 => {
+            let bits = if component == 5120 { 8 } else { 16 };
+            return Err(format!(
+                "accessor {index} holds quantized signed {bits}-bit values (KHR_mesh_quantization, as gltfpack \
+                 writes by default), where vatbake writes floats"
+            ));
+        }
         other => return Err(format!("accessor {index} has component type {other}")),
     };
     let view = acc["bufferView"].as_u64().ok_or(format!("accessor {index} has no buffer view"))? as usize;
