@@ -50,6 +50,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             if let Some(threads) = args.threads {
                 use_threads(threads)?;
             }
+            let no_warn = args.no_warn.clone();
             let all = args.into_settings()?;
             let several = all.len() > 1;
             let mut reports = Vec::new();
@@ -65,7 +66,8 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                 if !output.quiet {
                     let name = settings.input.display().to_string();
                     let prefix = several.then_some(name.as_str());
-                    messages::warnings(report.warnings.iter().map(|w| (prefix, w)));
+                    let shown = report.warnings.iter().filter(|w| !no_warn.iter().any(|c| c == w.code));
+                    messages::warnings(shown.map(|w| (prefix, w)));
                 }
                 if !output.json && !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
                     print_summary(settings, &report, output.verbose);

@@ -750,3 +750,28 @@ fn several_models_bake_in_one_command() {
     );
     assert!(!again.exists());
 }
+
+/// `--no-warn CODES` silences those warnings alone (a character with many clips the
+/// alias table does not know prints 7 slot warnings and their hints without it), and
+/// `--json` still reports them.
+#[test]
+fn no_warn_silences_the_codes_given_and_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("Kenney-MiniCharacters/character-female-a.glb");
+    let bake = |extra: &[&str]| {
+        let mut args = vec!["bake", model.to_str().unwrap(), "-o", dir.path().to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = vatbake(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        o
+    };
+    let all = stderr(&bake(&[]));
+    assert_eq!(all.lines().filter(|l| l.starts_with("warning: ")).count(), 7, "{all}");
+    let some = stderr(&bake(&["--no-warn", "unassigned-clips"]));
+    assert_eq!(some.lines().filter(|l| l.starts_with("warning: ")).count(), 6, "{some}");
+    assert!(!some.contains("match no slot"), "{some}");
+    assert_eq!(stderr(&bake(&["--no-warn", "unassigned-clips,duplicate-slot"])), "");
+    let o = bake(&["--no-warn", "unassigned-clips,duplicate-slot", "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(7), "{report}");
+}
