@@ -50,7 +50,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             if let Some(threads) = args.threads {
                 use_threads(threads)?;
             }
-            let no_warn = args.no_warn.clone();
+            let (no_warn, dry_run) = (args.no_warn.clone(), args.dry_run);
             let all = args.into_settings()?;
             let several = all.len() > 1;
             let mut reports = Vec::new();
@@ -61,7 +61,11 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                         Some(progress) => progress,
                         None => &bake::Unwatched,
                     };
-                    vatbake::bake_watched(settings, watch)?
+                    if dry_run {
+                        dry_bake(settings, watch)?
+                    } else {
+                        vatbake::bake_watched(settings, watch)?
+                    }
                 };
                 if !output.quiet {
                     let name = settings.input.display().to_string();
@@ -69,8 +73,8 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                     let shown = report.warnings.iter().filter(|w| !no_warn.iter().any(|c| c == w.code));
                     messages::warnings(shown.map(|w| (prefix, w)));
                 }
-                if !output.json && !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
-                    print_summary(settings, &report, output.verbose);
+                if !output.json && !output.quiet && (dry_run || output.verbose || std::io::stdout().is_terminal()) {
+                    print_summary(settings, &report, output.verbose, if dry_run { "would bake" } else { "baked" });
                 }
                 reports.push(report);
             }
@@ -185,14 +189,29 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
 }
 
 /// One line on a terminal; with `-v`, the whole story.
-fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool) {
+/// `bake --dry-run`: the bake into a scratch folder that is removed after, its report
+/// naming the files it would have written in the real output folder.
+fn dry_bake(settings: &vatbake::BakeSettings, watch: &dyn bake::Watch) -> anyhow::Result<bake::BakeReport> {
+    let scratch = std::env::temp_dir().join(format!(".vatbake-dry-run-{}", std::process::id()));
+    let mut scratch_settings = settings.clone();
+    scratch_settings.out_dir = scratch.clone();
+    let result = vatbake::bake_watched(&scratch_settings, watch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut report = result?;
+    let real = |path: &std::path::Path| settings.out_dir.join(path.file_name().unwrap_or_default());
+    report.description_file = real(&report.description_file);
+    report.files = report.files.iter().map(|f| real(f)).collect();
+    Ok(report)
+}
+
+fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool, verb: &str) {
     let container = match report.description.texture.container {
         vatbake::description::TextureFormat::Png => "PNG16",
         vatbake::description::TextureFormat::Ktx2 => "KTX2+Zstd",
     };
     if !verbose {
         out!(
-            "baked {} → {}: {} points × {} rows, {}, {} {} (raw {}{}), {:.0} ms",
+            "{verb} {} → {}: {} points × {} rows, {}, {} {} (raw {}{}), {:.0} ms",
             settings.input.display(),
             report.description_file.display(),
             report.points,
@@ -206,7 +225,7 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
         );
         return;
     }
-    out!("baked {} → {}", settings.input.display(), report.description_file.display());
+    out!("{verb} {} → {}", settings.input.display(), report.description_file.display());
     out!(
         "  {} points × {} rows in {}; texture {}×{}{} {} {} (raw {}{}), rest mesh {}",
         report.points,

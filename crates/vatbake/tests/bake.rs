@@ -775,3 +775,26 @@ fn no_warn_silences_the_codes_given_and_no_other() {
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["warnings"].as_array().map(Vec::len), Some(7), "{report}");
 }
+
+/// `--dry-run` says what the bake would write, and writes nothing into OUTDIR.
+#[test]
+fn a_dry_run_says_what_it_would_write_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let expected = format!(
+        "would bake {} → {}: 1728 points × 162 rows, 3 clips, KTX2+Zstd 415.3 KB (raw 2.2 MB), ",
+        fox.display(),
+        out.join("Fox.vat.json").display()
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    assert!(!out.exists(), "a dry run wrote {}", out.display());
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap(), "--dry-run", "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["description_file"], out.join("Fox.vat.json").to_str().unwrap());
+    assert_eq!(report["files"].as_array().map(Vec::len), Some(3), "{report}");
+    assert!(!out.exists());
+}
