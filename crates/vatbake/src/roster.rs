@@ -29,7 +29,8 @@ use crate::staging;
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
-const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable", "no_warn", "dry_run"];
+const RESERVED: &[&str] =
+    &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable", "no_warn", "dry_run"];
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases"];
 

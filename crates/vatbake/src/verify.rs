@@ -130,6 +130,17 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let mut findings = Vec::new();
     let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
     let d = &files.description;
+    for stale in files.unrecorded_files() {
+        note(
+            "unrecorded-file",
+            format!(
+                "{}: a file a bake of this name writes, but {} does not record it: left by an earlier bake, out of \
+                 step with this one; delete it or re-bake",
+                stale.display(),
+                files.path.display()
+            ),
+        );
+    }
 
     // The texture: its bytes against the record, then decoded.
     let image = match std::fs::read(&files.texture) {
