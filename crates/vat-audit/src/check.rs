@@ -101,11 +101,14 @@ pub enum Kind {
     MeshMissing,
     /// The rest-pose mesh's bytes are not the ones the description records.
     MeshMismatch,
+    /// A file a bake of the description's name writes is beside it, but the
+    /// description does not record it: an earlier bake's.
+    UnrecordedFile,
 }
 
 impl Kind {
     /// Every kind, in the order the audit checks for them.
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 20] = [
         Kind::UnreadableDescription,
         Kind::SourceNotFound,
         Kind::SourceUnreadable,
@@ -125,6 +128,7 @@ impl Kind {
         Kind::TextureMismatch,
         Kind::MeshMissing,
         Kind::MeshMismatch,
+        Kind::UnrecordedFile,
     ];
 
     /// The kind's name, as in JSON: "stale_source".
@@ -149,6 +153,7 @@ impl Kind {
             Kind::TextureMismatch => "texture_mismatch",
             Kind::MeshMissing => "mesh_missing",
             Kind::MeshMismatch => "mesh_mismatch",
+            Kind::UnrecordedFile => "unrecorded_file",
         }
     }
 

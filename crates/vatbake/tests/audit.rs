@@ -424,6 +424,17 @@ fn texture_mesh_and_description_against_each_other() {
     let (_, report) = audit(&[&[dir_arg][..], &sources[..]].concat());
     assert_eq!(kinds(&report, "Fox.vat.json"), ["texture_missing", "mesh_missing"]);
 
+    // An earlier bake's --target EXR beside the description, which it does not record.
+    std::fs::write(baked.join("Fox-godot.exr"), b"an earlier bake's").unwrap();
+    let (_, report) = audit(&[&[dir_arg][..], &sources[..]].concat());
+    assert_eq!(kinds(&report, "Fox.vat.json"), ["texture_missing", "mesh_missing", "unrecorded_file"]);
+    assert_eq!(
+        finding(&report, "unrecorded_file")["message"],
+        "Fox-godot.exr is a file a bake of this name writes, but the description does not record it: an earlier \
+         bake's, out of step with this one"
+    );
+    std::fs::remove_file(baked.join("Fox-godot.exr")).unwrap();
+
     // A description edited by hand: the seed's goblin, rate taken as the bake's fps.
     let path = other.join("Fox.vat.json");
     let mut description = read_json(&path);

@@ -155,42 +155,7 @@ impl ShippedFiles {
     /// either format, a `--target` EXR, a `--format` export) but that it does not
     /// record: left by an earlier bake, out of step with this one.
     pub fn unrecorded_files(&self) -> Vec<PathBuf> {
-        let Some(name) = self.path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".vat.json"))
-        else {
-            return Vec::new();
-        };
-        let d = &self.description;
-        let target = d.target.as_ref().map(|t| t.texture.as_str());
-        let recorded: Vec<&str> = [d.texture.file.as_str(), d.mesh.file.as_str()]
-            .into_iter()
-            .chain(target)
-            .chain(d.exports.iter().map(|e| e.file.as_str()))
-            .collect();
-        let folder = self.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let endings = [
-            ".vat.ktx2",
-            ".vat.png",
-            "-godot.exr",
-            "-unity.exr",
-            "-unreal.exr",
-            ".vat",
-            ".babylon.json",
-            "_data.json",
-            "_pos.exr",
-            "_rot.exr",
-            "_col.exr",
-            "_mesh.glb",
-            "-vnrm.png",
-            "-remap_info.json",
-            "-mesh.glb",
-        ];
-        endings
-            .iter()
-            .map(|ending| format!("{name}{ending}"))
-            .filter(|file| !recorded.contains(&file.as_str()))
-            .map(|file| folder.join(file))
-            .filter(|path| path.is_file())
-            .collect()
+        unrecorded_files(&self.path, &self.description)
     }
 
     /// Reads and decodes the texture: the KTX2 (Zstandard or uncompressed) or the
@@ -498,6 +463,45 @@ pub fn read_rest_mesh(path: &Path) -> Result<RestMesh, Error> {
             path.display()
         ))
     })
+}
+
+/// The files beside the description at `path` that a bake of its name writes but `d`
+/// does not record (see [`ShippedFiles::unrecorded_files`]).
+pub fn unrecorded_files(path: &Path, d: &Description) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".vat.json")) else {
+        return Vec::new();
+    };
+    let target = d.target.as_ref().map(|t| t.texture.as_str());
+    let recorded: Vec<&str> = [d.texture.file.as_str(), d.mesh.file.as_str()]
+        .into_iter()
+        .chain(target)
+        .chain(d.exports.iter().map(|e| e.file.as_str()))
+        .collect();
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let endings = [
+        ".vat.ktx2",
+        ".vat.png",
+        "-godot.exr",
+        "-unity.exr",
+        "-unreal.exr",
+        ".vat",
+        ".babylon.json",
+        "_data.json",
+        "_pos.exr",
+        "_rot.exr",
+        "_col.exr",
+        "_mesh.glb",
+        "-vnrm.png",
+        "-remap_info.json",
+        "-mesh.glb",
+    ];
+    endings
+        .iter()
+        .map(|ending| format!("{name}{ending}"))
+        .filter(|file| !recorded.contains(&file.as_str()))
+        .map(|file| folder.join(file))
+        .filter(|path| path.is_file())
+        .collect()
 }
 
 /// The JSON and binary chunks of a GLB.
