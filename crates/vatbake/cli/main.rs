@@ -22,6 +22,13 @@ fn main() -> ExitCode {
         Err(e) => {
             let code = if e.use_stderr() { messages::EXIT_USAGE } else { 0 };
             let _ = e.print();
+            // A script that asked for JSON gets its error object even when the flags
+            // themselves are wrong (clap's message, its first line, as the message).
+            if code != 0 && std::env::args().any(|a| a == "--json") {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+                messages::json_error(code, vatbake::ErrorKind::Usage, &first, None);
+            }
             return ExitCode::from(code);
         }
     };

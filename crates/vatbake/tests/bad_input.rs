@@ -467,3 +467,15 @@ fn a_failed_bake_keeps_the_previous_set() {
     assert!(snapshot(&out) == before, "the previous set is untouched");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 3, "nothing else in the folder");
 }
+
+/// `--json` with a flag clap refuses: the error object on stdout too, exit 2.
+#[test]
+fn a_refused_flag_under_json_is_an_error_object() {
+    let o = vatbake(&["bake", "model.glb", "-o", "out", "--json", "--fps", "fast"]);
+    assert_eq!(o.status.code(), Some(2));
+    let error: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+    assert_eq!(error["error"]["code"], 2);
+    assert_eq!(error["error"]["kind"], "usage");
+    assert_eq!(error["error"]["file"], Value::Null);
+    assert_eq!(error["error"]["message"], "invalid value 'fast' for '--fps <FPS>': invalid float literal");
+}
