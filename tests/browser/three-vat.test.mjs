@@ -38,6 +38,9 @@ const skip = !THREE_VAT
     ? `THREE_VAT_DIR=${THREE_VAT} has no VATLoader.js`
     : false;
 if (skip) console.log(`# three-vat.test.mjs skipped: ${skip}`);
+// A skipped describe counts in no total of node's summary (`skipped 0`); a skipped test
+// counts as one, so the run's summary says that this proof did not run.
+if (skip) test('three-vat plays --format vat3', { skip }, () => {});
 
 const all = [];
 const session = skip

@@ -110,11 +110,14 @@ pub enum Kind {
     /// A file of another tool's format the description records (`exports`) is missing,
     /// or not a regular file in the folder, or has another size or SHA-256.
     ExportMismatch,
+    /// A file a bake of the description's name writes is beside it, but the
+    /// description does not record it: an earlier bake's.
+    UnrecordedFile,
 }
 
 impl Kind {
     /// Every kind, in the order the audit checks for them.
-    pub const ALL: [Kind; 21] = [
+    pub const ALL: [Kind; 22] = [
         Kind::UnreadableDescription,
         Kind::SourceNotFound,
         Kind::SourceUnreadable,
@@ -136,6 +139,7 @@ impl Kind {
         Kind::MeshMissing,
         Kind::MeshMismatch,
         Kind::ExportMismatch,
+        Kind::UnrecordedFile,
     ];
 
     /// The kind's name, as in JSON: "stale_source".
@@ -162,6 +166,7 @@ impl Kind {
             Kind::MeshMissing => "mesh_missing",
             Kind::MeshMismatch => "mesh_mismatch",
             Kind::ExportMismatch => "export_mismatch",
+            Kind::UnrecordedFile => "unrecorded_file",
         }
     }
 

@@ -34,6 +34,10 @@ pub const FORMAT: &str = "vatbake.vat";
 /// Bumped when a change could break a reader.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// The most levels of detail a bake writes (`lods`, files `<name>.lod1.rest.glb` to
+/// `<name>.lod8.rest.glb`).
+pub const MAX_LODS: usize = 8;
+
 /// A baked vertex animation texture and how to play it.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]

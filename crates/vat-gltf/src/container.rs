@@ -23,6 +23,25 @@ fn le_u32(bytes: &[u8], at: usize) -> u32 {
 /// Splits a GLB into its chunks, or takes the bytes as glTF JSON.
 pub(crate) fn split<'a>(file: &Path, bytes: &'a [u8]) -> Result<Container<'a>, LoadError> {
     if !bytes.starts_with(GLB_MAGIC) {
+        // JSON text opens with `{` (after white space or a UTF-8 byte order mark).
+        let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return Err(LoadError::new(file, ErrorKind::NotGltf, "an empty file, not a glTF model")
+                .with_hint("export or copy the model again"));
+        }
+        if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            let first: String =
+                bytes.iter().take(4).map(|&b| if b.is_ascii_graphic() { b as char } else { '.' }).collect();
+            return Err(LoadError::new(
+                file,
+                ErrorKind::NotGltf,
+                format!(
+                    "not a glTF model: neither a glTF binary (its first bytes are {first:?}, not \"glTF\") \
+                     nor glTF JSON (it does not start with {{)"
+                ),
+            )
+            .with_hint("give a .glb or .gltf file exported as glTF 2.0"));
+        }
         return Ok(Container { json: bytes, bin: None });
     }
     let bad = |message: String| LoadError::new(file, ErrorKind::NotGltf, message);

@@ -115,6 +115,10 @@ pub struct Loaded {
 /// following links) is read: a FIFO would hang the reader and a device such as
 /// `/dev/zero` never ends, so either is refused before it is opened.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
+    if path.is_dir() {
+        return Err(LoadError::new(path, ErrorKind::Io, "a folder, not a model")
+            .with_hint("give a .glb or .gltf file (for every model in a folder, a roster's glob: docs/ROSTER.md)"));
+    }
     container::read_regular(path).map_err(|e| {
         let hint = match e.kind() {
             std::io::ErrorKind::NotFound => "check the path",

@@ -183,7 +183,11 @@ fn not_gltf_is_named() {
     assert_eq!(err.kind, ErrorKind::NotGltf);
     let err = load(file, b"\x00\x01garbage", &Options::default()).unwrap_err();
     assert_eq!(err.kind, ErrorKind::NotGltf);
-    assert!(err.to_string().starts_with("x.gltf: not a glTF 2.0 document"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "x.gltf: not a glTF model: neither a glTF binary (its first bytes are \"..ga\", not \"glTF\") nor glTF \
+         JSON (it does not start with {); give a .glb or .gltf file exported as glTF 2.0"
+    );
 }
 
 /// A GLB's binary chunk is read where it lies in the file's bytes: buffer 0 borrows

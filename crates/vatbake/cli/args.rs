@@ -25,13 +25,13 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Bake one model: writes <name>.vat.ktx2, <name>.rest.glb and <name>.vat.json into OUTDIR.
+    /// Bake one model (or several, one after another): writes <name>.vat.ktx2, <name>.rest.glb and <name>.vat.json into OUTDIR.
     Bake(BakeArgs),
     /// Rebake a roster of units in parallel, skipping units whose source and settings are unchanged.
     Roster(RosterArgs),
     /// Check shipped description files against their source models, textures and the alias table.
     Audit(AuditArgs),
-    /// Summarize a shipped file: a description (.vat.json), a texture (.vat.ktx2, header only) or a rest mesh (.rest.glb).
+    /// Summarize a file: a description (.vat.json), a texture (.vat.ktx2, header only), a rest mesh (.rest.glb), or a source model (.glb/.gltf: its clips and their slots).
     Inspect(InspectArgs),
     /// Decode a shipped texture and compare it with a fresh evaluation of its source (exit 1 when a clip is off).
     Verify(VerifyArgs),
@@ -107,6 +107,36 @@ pub struct Output {
     pub verbose: bool,
 }
 
+impl Command {
+    /// Whether the command was asked for JSON on stdout: a failure is then an error
+    /// object there too.
+    pub fn json(&self) -> bool {
+        match self {
+            Command::Bake(a) => a.output.json,
+            Command::Roster(a) => a.output.json,
+            Command::Audit(a) => a.output_format() == AuditFormat::Json,
+            Command::Inspect(a) => a.json,
+            Command::Verify(a) => a.json,
+            Command::Preview(a) => a.json,
+            _ => false,
+        }
+    }
+
+    /// The file the command was given (the model, the roster, the description), for
+    /// the `file` of a JSON error.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Command::Bake(a) => a.input.first().map(PathBuf::as_path),
+            Command::Roster(a) => Some(&a.roster),
+            Command::Inspect(a) => Some(&a.file),
+            Command::Verify(a) => Some(&a.description),
+            Command::Preview(a) => Some(&a.description),
+            Command::Audit(a) => a.paths.first().map(PathBuf::as_path),
+            _ => None,
+        }
+    }
+}
+
 impl From<&OutputArgs> for Output {
     fn from(a: &OutputArgs) -> Self {
         Output { json: a.json, quiet: a.quiet, verbose: a.verbose }
@@ -117,8 +147,9 @@ impl From<&OutputArgs> for Output {
 /// roster's keys, in [`BakeOptions`]) and what concerns this run alone.
 #[derive(Args, Debug)]
 pub struct BakeArgs {
-    /// The model: .glb, or .gltf with its .bin files or data URIs.
-    pub input: PathBuf,
+    /// The model: .glb, or .gltf with its .bin files or data URIs; several models bake one after another into OUTDIR, each named after its file.
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    pub input: Vec<PathBuf>,
     /// Output folder (created if missing).
     #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
     pub out_dir: PathBuf,
@@ -130,22 +161,48 @@ pub struct BakeArgs {
     /// Sync the files and the folder to the disk before and after the renames, so a power cut keeps a whole set.
     #[arg(long)]
     pub durable: bool,
+    /// Warnings not to print, by code (comma-separated, e.g. unassigned-clips,duplicate-slot; docs/CLI.md lists them); --json still reports them.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub no_warn: Vec<String>,
+    /// Bake into a scratch folder and say what the bake would write (sizes, clips and slots, warnings), leaving OUTDIR untouched.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
 
 impl BakeArgs {
-    /// The flags as settings, checked once by [`BakeOptions::settings`].
-    pub fn into_settings(self) -> Result<BakeSettings, Error> {
-        let mut settings = self.options.settings(self.input, self.out_dir)?;
-        settings.durable = self.durable;
-        Ok(settings)
+    /// The flags as settings, one per model, checked once by [`BakeOptions::settings`]
+    /// before anything is baked.
+    pub fn into_settings(self) -> Result<Vec<BakeSettings>, Error> {
+        if self.input.len() > 1 && self.options.name.is_some() {
+            return Err(Error::usage(
+                "--name names one bake; with several models each is named after its file (or use a roster)",
+            ));
+        }
+        let mut all: Vec<BakeSettings> = Vec::new();
+        for input in self.input {
+            let mut settings = self.options.clone().settings(input, self.out_dir.clone())?;
+            settings.durable = self.durable;
+            if let Some(other) = all.iter().find(|s| s.name == settings.name) {
+                return Err(Error::usage(format!(
+                    "{} and {}: both would bake to {} in {}; bake them into different folders, or use a roster \
+                     with a name per unit",
+                    other.input.display(),
+                    settings.input.display(),
+                    settings.description_file(),
+                    settings.out_dir.display()
+                )));
+            }
+            all.push(settings);
+        }
+        Ok(all)
     }
 }
 
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// The file: a description (*.vat.json), a texture (*.vat.ktx2, *.vat.png) or a rest mesh (*.rest.glb).
+    /// The file: a description (*.vat.json), a texture (*.vat.ktx2, *.vat.png), a rest mesh (*.rest.glb) or a source model (.glb, .gltf).
     pub file: PathBuf,
     /// Print the summary as JSON.
     #[arg(long)]
@@ -175,7 +232,7 @@ pub struct PreviewArgs {
     /// The description file (*.vat.json) of the bake to draw.
     pub description: PathBuf,
     /// The contact sheet to write (PNG) [default: <name>.sheet.png beside the description].
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "out", alias = "output", value_name = "FILE")]
     pub sheet: Option<PathBuf>,
     /// Frames per clip, spread evenly over its rows (first and last included).
     #[arg(long, default_value_t = 6, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -201,6 +258,9 @@ pub struct PreviewArgs {
     /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
     #[arg(long)]
     pub follow_links: bool,
+    /// Say what was written even when stdout is not a terminal (on a terminal it is said anyway).
+    #[arg(short, long, conflicts_with = "json")]
+    pub verbose: bool,
 }
 
 /// `WxH` with both between 16 and 2048 pixels.
@@ -258,8 +318,11 @@ pub struct AuditArgs {
     /// Alias table (TOML) to check the slots against; replaces the built-in table.
     #[arg(long, value_name = "FILE")]
     pub aliases: Option<PathBuf>,
-    /// Output: one line per finding grouped by unit, or JSON (docs/AUDIT.md).
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
+    /// Print the findings as one JSON document (docs/AUDIT.md) instead of a line per finding.
+    #[arg(long)]
+    pub json: bool,
+    /// The old spelling of --json (`--format json`), still read; --format means a bake's export elsewhere.
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", hide = true)]
     pub format: AuditFormat,
     /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
     #[arg(long)]
@@ -274,6 +337,15 @@ pub enum AuditFormat {
 }
 
 impl AuditArgs {
+    /// How to print: `--json`, or the old `--format json`.
+    pub fn output_format(&self) -> AuditFormat {
+        if self.json {
+            AuditFormat::Json
+        } else {
+            self.format
+        }
+    }
+
     /// The audit's settings (the output format is the binary's).
     pub fn settings(&self) -> Result<AuditSettings, Error> {
         if let Some(dir) = &self.sources {
@@ -345,12 +417,14 @@ mod tests {
         options
     }
 
-    /// The long options `vatbake NAME --help` lists (help itself aside).
+    /// The long options `vatbake NAME --help` lists (help itself aside; a hidden old
+    /// spelling such as audit's `--format` is not listed, so the docs need not list it).
     fn in_help(name: &str) -> BTreeSet<String> {
         let cli = Cli::command();
         let command = cli.find_subcommand(name).unwrap();
         command
             .get_arguments()
+            .filter(|a| !a.is_hide_set())
             .filter_map(|a| a.get_long())
             .filter(|&long| long != "help")
             .map(str::to_string)

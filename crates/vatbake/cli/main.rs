@@ -22,14 +22,26 @@ fn main() -> ExitCode {
         Err(e) => {
             let code = if e.use_stderr() { messages::EXIT_USAGE } else { 0 };
             let _ = e.print();
+            // A script that asked for JSON gets its error object even when the flags
+            // themselves are wrong (clap's message, its first line, as the message).
+            if code != 0 && std::env::args().any(|a| a == "--json") {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+                messages::json_error(code, vatbake::ErrorKind::Usage, &first, None);
+            }
             return ExitCode::from(code);
         }
     };
+    let json = cli.command.json();
+    let file = cli.command.file().map(std::path::Path::to_path_buf);
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let (code, message) = messages::classify(&e);
+            let (code, kind, message) = messages::classify(&e);
             messages::error(&message);
+            if json {
+                messages::json_error(code, kind, &message, file.as_deref());
+            }
             ExitCode::from(code)
         }
     }
@@ -59,22 +71,39 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             if let Some(threads) = args.threads {
                 use_threads(threads)?;
             }
-            let settings = args.into_settings()?;
-            let report = {
-                let progress = messages::BakeProgress::new(!output.quiet && !output.json);
-                let watch: &dyn bake::Watch = match &progress {
-                    Some(progress) => progress,
-                    None => &bake::Unwatched,
+            let (no_warn, dry_run) = (args.no_warn.clone(), args.dry_run);
+            let all = args.into_settings()?;
+            let several = all.len() > 1;
+            let mut reports = Vec::new();
+            for settings in &all {
+                let report = {
+                    let progress = messages::BakeProgress::new(!output.quiet && !output.json);
+                    let watch: &dyn bake::Watch = match &progress {
+                        Some(progress) => progress,
+                        None => &bake::Unwatched,
+                    };
+                    if dry_run {
+                        dry_bake(settings, watch)?
+                    } else {
+                        vatbake::bake_watched(settings, watch)?
+                    }
                 };
-                vatbake::bake_watched(&settings, watch)?
-            };
-            if !output.quiet {
-                messages::warnings(report.warnings.iter().map(|w| (None, w)));
+                if !output.quiet {
+                    let name = settings.input.display().to_string();
+                    let prefix = several.then_some(name.as_str());
+                    let shown = report.warnings.iter().filter(|w| !no_warn.iter().any(|c| c == w.code));
+                    messages::warnings(shown.map(|w| (prefix, w)));
+                }
+                if !output.json && !output.quiet && (dry_run || output.verbose || std::io::stdout().is_terminal()) {
+                    print_summary(settings, &report, output.verbose, if dry_run { "would bake" } else { "baked" });
+                }
+                reports.push(report);
             }
-            if output.json {
-                out!("{}", serde_json::to_string_pretty(&report)?);
-            } else if !output.quiet && (output.verbose || std::io::stdout().is_terminal()) {
-                print_summary(&settings, &report, output.verbose);
+            // One model: its report; several: an array of them, in the order given.
+            if output.json && several {
+                out!("{}", serde_json::to_string_pretty(&reports)?);
+            } else if output.json {
+                out!("{}", serde_json::to_string_pretty(&reports[0])?);
             }
             Ok(0)
         }
@@ -134,7 +163,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
         }
         args::Command::Audit(args) => {
             vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
-            print::audit(&audit::audit(&args.settings()?)?, args.format)
+            print::audit(&audit::audit(&args.settings()?)?, args.output_format())
         }
         args::Command::Inspect(args) => {
             vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
@@ -159,10 +188,12 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
         }
         args::Command::Preview(args) => {
             vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
-            let json = args.json;
+            let (json, verbose) = (args.json, args.verbose);
             let report = vatbake::preview::preview(&args.into_settings())?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&report)?);
+            } else if verbose || std::io::stdout().is_terminal() {
+                print::preview(&report);
             }
             Ok(0)
         }
@@ -193,19 +224,34 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
 }
 
 /// One line on a terminal; with `-v`, the whole story.
-fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool) {
+/// `bake --dry-run`: the bake into a scratch folder that is removed after, its report
+/// naming the files it would have written in the real output folder.
+fn dry_bake(settings: &vatbake::BakeSettings, watch: &dyn bake::Watch) -> anyhow::Result<bake::BakeReport> {
+    let scratch = std::env::temp_dir().join(format!(".vatbake-dry-run-{}", std::process::id()));
+    let mut scratch_settings = settings.clone();
+    scratch_settings.out_dir = scratch.clone();
+    let result = vatbake::bake_watched(&scratch_settings, watch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let mut report = result?;
+    let real = |path: &std::path::Path| settings.out_dir.join(path.file_name().unwrap_or_default());
+    report.description_file = real(&report.description_file);
+    report.files = report.files.iter().map(|f| real(f)).collect();
+    Ok(report)
+}
+
+fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool, verb: &str) {
     let container = match report.description.texture.container {
         vatbake::description::TextureFormat::Png => "PNG16",
         vatbake::description::TextureFormat::Ktx2 => "KTX2+Zstd",
     };
     if !verbose {
         out!(
-            "baked {} → {}: {} points × {} rows, {} clips, {} {} (raw {}{}), {:.0} ms",
+            "{verb} {} → {}: {} points × {} rows, {}, {} {} (raw {}{}), {:.0} ms",
             settings.input.display(),
             report.description_file.display(),
             report.points,
             report.rows,
-            report.clips,
+            messages::count(report.clips, "clip"),
             container,
             messages::bytes(report.texture_bytes),
             messages::bytes(report.raw_texel_bytes),
@@ -214,12 +260,12 @@ fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, ve
         );
         return;
     }
-    out!("baked {} → {}", settings.input.display(), report.description_file.display());
+    out!("{verb} {} → {}", settings.input.display(), report.description_file.display());
     out!(
-        "  {} points × {} rows in {} clips; texture {}×{}{} {} {} (raw {}{}), rest mesh {}",
+        "  {} points × {} rows in {}; texture {}×{}{} {} {} (raw {}{}), rest mesh {}",
         report.points,
         report.rows,
-        report.clips,
+        messages::count(report.clips, "clip"),
         report.width,
         report.height,
         if report.bands > 1 { format!(" in {} bands", report.bands) } else { String::new() },

@@ -19,7 +19,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The exit code and one-paragraph message for any error that reaches the edge:
 /// the library's error kinds map to codes here and only here.
-pub fn classify(error: &anyhow::Error) -> (u8, String) {
+pub fn classify(error: &anyhow::Error) -> (u8, vatbake::ErrorKind, String) {
     let error = vatbake::Error::classify(error);
     let code = match error.kind {
         vatbake::ErrorKind::Usage => EXIT_USAGE,
@@ -27,7 +27,21 @@ pub fn classify(error: &anyhow::Error) -> (u8, String) {
         vatbake::ErrorKind::Output => EXIT_OUTPUT,
         vatbake::ErrorKind::Cancelled => EXIT_INTERRUPTED,
     };
-    (code, error.message)
+    (code, error.kind, error.message)
+}
+
+/// A failure under `--json`: `{"error": {"code", "kind", "message", "file"}}` on
+/// stdout (the message is on stderr too), so a script reads one JSON document either way.
+pub fn json_error(code: u8, kind: vatbake::ErrorKind, message: &str, file: Option<&std::path::Path>) {
+    let error = serde_json::json!({
+        "error": {
+            "code": code,
+            "kind": kind,
+            "message": message,
+            "file": file.map(|f| f.display().to_string()),
+        }
+    });
+    out!("{}", serde_json::to_string_pretty(&error).unwrap_or_default());
 }
 
 /// On Ctrl-C (SIGINT), SIGTERM or SIGHUP: remove every temporary file still being
@@ -167,5 +181,14 @@ impl vatbake::Watch for BakeProgress {
 impl Drop for BakeProgress {
     fn drop(&mut self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// `1 clip`, `3 clips`: a count and its noun, plural unless one.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

@@ -72,12 +72,10 @@ impl RosterWatch for RosterProgress {
             bar.set_length(total as u64);
             bar.set_message(format!("{} {}", result.status, result.name));
             bar.inc(1);
-            if let Some(e) = &result.error {
-                bar.println(format!("failed {}: {e}", result.name));
-            }
         } else if self.lines {
+            // A failure's message is printed once, as an error after the run.
             match &result.error {
-                Some(e) => eprintln!("[{done}/{total}] failed {}: {e}", result.name),
+                Some(_) => eprintln!("[{done}/{total}] failed {}", result.name),
                 None => eprintln!("[{done}/{total}] {} {} ({:.0} ms)", result.status, result.name, result.ms),
             }
         }
@@ -142,8 +140,8 @@ pub fn roster_summary(report: &RosterReport) {
         );
     }
     out!(
-        "{} units: {} baked, {} unchanged, {} failed; textures {}, meshes {}, gpu {}; {:.1} s",
-        report.units.len(),
+        "{}: {} baked, {} skipped (unchanged), {} failed; textures {}, meshes {}, gpu {}; {:.1} s",
+        messages::count(report.units.len(), "unit"),
         report.baked,
         report.skipped,
         report.failed,
@@ -338,6 +336,30 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 out!("  {key} = {value}");
             }
         }
+        Inspection::Source(s) => {
+            out!("{}: a source model, {}", messages::bold(&s.file.display().to_string()), messages::bytes(s.bytes));
+            out!(
+                "  {} points, {} triangles, {} nodes; {} skin{} with {} joints",
+                s.points,
+                s.triangles,
+                s.nodes,
+                s.skins,
+                if s.skins == 1 { "" } else { "s" },
+                s.joints
+            );
+            out!("  {}", messages::count(s.clips.len(), "clip"));
+            for c in &s.clips {
+                out!(
+                    "  clip {:<24} → {:<10} {:>8.3} s",
+                    format!("\"{}\"", c.name),
+                    c.slot.as_deref().unwrap_or("(no slot)"),
+                    c.duration_s
+                );
+            }
+            for w in &s.warnings {
+                out!("  warning: {w}");
+            }
+        }
         Inspection::RestMesh(m) => {
             out!(
                 "{}: {}",
@@ -345,9 +367,10 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 m.generator.as_deref().unwrap_or("(no generator)")
             );
             out!(
-                "  {} vertices ({} texture columns + 2 bounds corners), {} triangles in {} primitive{}, {} material{}, {}",
+                "  {} vertices ({} texture columns + {} bounds corners), {} triangles in {} primitive{}, {} material{}, {}",
                 m.vertices,
                 m.columns,
+                m.vertices.saturating_sub(m.columns),
                 m.triangles,
                 m.primitives,
                 if m.primitives == 1 { "" } else { "s" },
@@ -356,18 +379,43 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 messages::bytes(m.bytes)
             );
             out!("  bounds {} .. {}", v3(m.bounds_min), v3(m.bounds_max));
+            if m.vertices.saturating_sub(m.columns) != 2 {
+                out!(
+                    "  warning: not the 2 bounds corners a bake writes (an optimizer drops unused vertices): an \
+                     engine's culling box is then the rest pose's; docs/PLAYBACK.md, \"Optimizers\""
+                );
+            }
         }
+    }
+}
+
+/// `vatbake preview`'s text: where the sheet went, and the other files.
+pub fn preview(report: &vatbake::preview::PreviewReport) {
+    let Some((sheet, others)) = report.files.split_first() else { return };
+    out!(
+        "drew {} → {}: {} clip{}, {} frames, {} view, {}×{} pixels",
+        report.description.display(),
+        sheet.display(),
+        report.clips,
+        if report.clips == 1 { "" } else { "s" },
+        report.frames,
+        report.view,
+        report.sheet_size[0],
+        report.sheet_size[1]
+    );
+    for file in others {
+        out!("  also {}", file.display());
     }
 }
 
 /// `vatbake verify`'s text: the verdict, a line per clip, then each finding.
 pub fn verify(report: &vatbake::verify::VerifyReport) {
     out!(
-        "{} {} against {}: {} clips, tolerance {:.3e} model units ({:.4}% of the diagonal {:.4}), {:.0} ms",
+        "{} {} against {}: {}, tolerance {:.3e} model units ({:.4}% of the diagonal {:.4}), {:.0} ms",
         messages::verdict(if report.passed { "passed" } else { "FAILED" }, report.passed),
         report.description.display(),
         report.source.display(),
-        report.clips.len(),
+        messages::count(report.clips.len(), "clip"),
         report.tolerance,
         if report.diagonal > 0.0 { 100.0 * report.tolerance / report.diagonal } else { 0.0 },
         report.diagonal,

@@ -245,6 +245,17 @@ fn audit_unit(
             }
         }
     }
+    for stale in crate::shipped::unrecorded_files(&read.path, description) {
+        findings.push(Finding::new(
+            Kind::UnrecordedFile,
+            format!(
+                "{} is a file a bake of this name writes, but the description does not record it: an earlier \
+                 bake's, out of step with this one",
+                stale.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            "delete it, or re-bake the unit (a bake removes such files)",
+        ));
+    }
     UnitReport { description: read.path.clone(), source: chosen.map(|(p, _)| p.clone()), findings }
 }
 

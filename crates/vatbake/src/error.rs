@@ -42,10 +42,30 @@ impl Error {
     pub fn output(message: impl Into<String>) -> Self {
         Error { kind: ErrorKind::Output, message: message.into() }
     }
+    /// An input file (a description, a texture, a roster, a model) that cannot be read:
+    /// an input error (exit 3 in every command), with what to do for the common causes.
+    pub fn unreadable(path: &std::path::Path, what: &str, error: &std::io::Error) -> Self {
+        Error::input(format!("{}: cannot read {what}: {}", path.display(), io_remedy(path, error)))
+    }
     /// The work was stopped by its watch.
     pub fn cancelled() -> Self {
         Error { kind: ErrorKind::Cancelled, message: "cancelled".into() }
     }
+}
+
+/// An I/O error's words and what to do: a folder where a file was expected, a path
+/// that does not exist, a file without read permission.
+pub(crate) fn io_remedy(path: &std::path::Path, error: &std::io::Error) -> String {
+    use std::io::ErrorKind as Io;
+    if path.is_dir() {
+        return "it is a folder, not a file; give the file itself".to_string();
+    }
+    let remedy = match error.kind() {
+        Io::NotFound => "check the path",
+        Io::PermissionDenied => "check the file's permissions",
+        _ => "check the file",
+    };
+    format!("{error}; {remedy}")
 }
 
 impl Error {

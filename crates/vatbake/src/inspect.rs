@@ -27,6 +27,73 @@ pub enum Inspection {
     Texture(TextureSummary),
     /// A rest-pose mesh.
     RestMesh(RestMeshSummary),
+    /// A source model (`.glb` or `.gltf` that is not a `.rest.glb`): what a bake takes.
+    Source(Box<SourceSummary>),
+}
+
+/// A source model before any bake: its size, and each clip with the slot a default
+/// bake (the built-in alias table) gives it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceSummary {
+    /// The file inspected.
+    pub file: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Nodes in the chosen scene's file.
+    pub nodes: usize,
+    /// Points a bake with `--points all` would bake (one texture column each).
+    pub points: usize,
+    /// Triangles.
+    pub triangles: usize,
+    /// Skins, and the joints of all of them.
+    pub skins: usize,
+    /// Joints over all skins.
+    pub joints: usize,
+    /// The clips in file order.
+    pub clips: Vec<SourceClip>,
+    /// What the loader worked around (the warnings a bake would print first).
+    pub warnings: Vec<String>,
+}
+
+/// One clip of a source model.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceClip {
+    /// Its name as the bake shows it (unnamed clips get one).
+    pub name: String,
+    /// Its duration in seconds.
+    pub duration_s: f32,
+    /// The slot the built-in alias table gives it; null when it fills none.
+    pub slot: Option<String>,
+}
+
+/// Loads a source model and says what a bake would take from it.
+fn source_summary(path: &Path, bytes: u64) -> Result<SourceSummary, Error> {
+    let data = vat_gltf::read_file(path).map_err(Error::from)?;
+    let loaded = vat_gltf::load(path, &data, &vat_gltf::Options::default()).map_err(Error::from)?;
+    let model = &loaded.model;
+    let clips: Vec<&vat_model::Clip> = model.clips.iter().collect();
+    let names: Vec<Option<&str>> = clips.iter().map(|c| c.name.as_deref().filter(|n| !n.is_empty())).collect();
+    let table = crate::slots::Aliases::load(None)?.table;
+    let assignment = vat_audit::assign(&names, &table);
+    Ok(SourceSummary {
+        file: path.to_path_buf(),
+        bytes,
+        nodes: model.nodes.len(),
+        points: model.points.len(),
+        triangles: model.triangles.len(),
+        skins: model.skins.len(),
+        joints: model.skins.iter().map(|s| s.joints.len()).sum(),
+        clips: clips
+            .iter()
+            .zip(&assignment.clips)
+            .map(|(c, v)| SourceClip {
+                name: c.display_name(),
+                duration_s: c.duration(),
+                slot: v.slot().map(str::to_string),
+            })
+            .collect(),
+        warnings: loaded.warnings.iter().map(|w| w.message.clone()).collect(),
+    })
 }
 
 /// A description, with what follows from it.
@@ -167,15 +234,12 @@ const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// ```
 pub fn inspect(path: &Path) -> Result<Inspection, Error> {
     if let Err(e) = std::fs::symlink_metadata(path) {
-        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+        return Err(Error::unreadable(path, "it", &e));
     }
     // A regular file only: a FIFO or a device is refused before anything is read.
     let (mut file, bytes) = shipped::read::open_regular(path, None).map_err(Error::input)?;
     let mut head = Vec::new();
-    (&mut file)
-        .take(33)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    (&mut file).take(33).read_to_end(&mut head).map_err(|e| Error::unreadable(path, "it", &e))?;
     let sniffed = if head.starts_with(KTX2_MAGIC) {
         Some(Kind::Ktx2)
     } else if head.starts_with(PNG_MAGIC) {
@@ -188,6 +252,11 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
         None
     };
     let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    // A model that is not a rest mesh is a source: what a bake would take from it.
+    let is_rest_mesh = name.ends_with(".rest.glb");
+    if name.ends_with(".gltf") || (name.ends_with(".glb") && !is_rest_mesh && sniffed == Some(Kind::Glb)) {
+        return source_summary(path, bytes).map(|s| Inspection::Source(Box::new(s)));
+    }
     let claimed = [(".json", Kind::Description), (".ktx2", Kind::Ktx2), (".png", Kind::Png), (".glb", Kind::Glb)]
         .into_iter()
         .find(|(ending, _)| name.ends_with(ending))
@@ -239,10 +308,11 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
                 file: path.to_path_buf(),
                 generator: mesh.generator,
                 vertices: mesh.positions.len(),
-                // The distinct columns the vertices before the two bounds corners read: the
-                // baked points, or a level of detail's subset of them.
+                // The distinct columns the vertices read: the baked points, or a level of
+                // detail's subset of them (the two bounds corners read one of theirs, and
+                // an optimizer may have dropped them).
                 columns: {
-                    let mut read: Vec<u32> = mesh.columns[..mesh.columns.len().saturating_sub(2)].to_vec();
+                    let mut read: Vec<u32> = mesh.columns.clone();
                     read.sort_unstable();
                     read.dedup();
                     read.len()

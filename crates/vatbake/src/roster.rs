@@ -29,7 +29,8 @@ use crate::staging;
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
-const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable"];
+const RESERVED: &[&str] =
+    &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable", "no_warn", "dry_run"];
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases", "animations", "animation_names"];
 
@@ -88,7 +89,23 @@ fn options(file: &Path, dir: &Path, tables: &[&toml::Table], unit: &str) -> Resu
     }
     Ok(toml::Value::Table(merged)
         .try_into::<BakeOptions>()
-        .map_err(|e| Error::usage(format!("{}: unit \"{unit}\": {}", file.display(), e.message().trim()))))
+        .map_err(|e| Error::usage(format!("{}: unit \"{unit}\": {}", file.display(), key_message(e.message().trim())))))
+}
+
+/// serde's words for a key it does not know (`unknown field `fsp`, expected one of
+/// `fps`, …` and some thirty more) as the one nearest key: `unknown key "fsp": did you
+/// mean "fps"?`. Any other message is kept as it is.
+fn key_message(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else { return message.to_string() };
+    let Some((key, expected)) = rest.split_once("`, expected one of ") else { return message.to_string() };
+    let keys: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    let nearest = crate::pipeline::sockets::nearest_names(key, keys.iter().copied(), 1);
+    match nearest.first() {
+        Some(near) if crate::pipeline::sockets::edit_distance(&key.to_lowercase(), near) <= key.len().div_ceil(2) => {
+            format!("unknown key \"{key}\": did you mean \"{near}\"? (docs/ROSTER.md lists every key)")
+        }
+        _ => format!("unknown key \"{key}\"; docs/ROSTER.md lists every key a unit takes"),
+    }
 }
 
 /// `a/b/../c` → `a/c`, without touching the file system, so messages name paths plainly.
@@ -114,8 +131,7 @@ fn has_glob(pattern: &str) -> bool {
 
 /// Reads a roster file. Paths in it are relative to its folder.
 pub fn read(file: &Path, folder_override: Option<&Path>) -> Result<Roster> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Error::usage(format!("{}: cannot read the roster: {e}", file.display())))?;
+    let text = std::fs::read_to_string(file).map_err(|e| Error::unreadable(file, "the roster", &e))?;
     let root: toml::Table =
         toml::from_str(&text).map_err(|e| roster_error(file, format!("not a valid roster: {e}")))?;
     let dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();

@@ -107,6 +107,9 @@ impl std::str::FromStr for LodChain {
                     }
                 }
             };
+            if levels.len() == vat_description::MAX_LODS {
+                return Err(format!("more than {} levels: give at most {0}", vat_description::MAX_LODS));
+            }
             // Two levels of one kind are compared here; points against a fraction, at the bake.
             if let Some(&before) = levels.last() {
                 let decreasing = match (before, level) {
@@ -380,7 +383,7 @@ where
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct BakeOptions {
     /// Rows per second to sample each clip at [default: 30]
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true))]
     pub fps: Option<f32>,
     /// Cap on rows per clip; longer clips are resampled evenly (their duration and rate are recorded).
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
@@ -603,7 +606,9 @@ impl BakeOptions {
     pub fn settings(self, input: PathBuf, out_dir: PathBuf) -> Result<BakeSettings, Error> {
         let fps = self.fps.unwrap_or(DEFAULT_FPS);
         if !(fps.is_finite() && fps > 0.0 && fps <= 1000.0) {
-            return Err(Error::usage(format!("--fps {fps}: give a rate between 0 and 1000 rows per second")));
+            return Err(Error::usage(format!(
+                "--fps {fps}: give a rate above 0 and at most 1000 rows per second (e.g. 30)"
+            )));
         }
         if self.max_frames == Some(0) {
             return Err(Error::usage("--max-frames 0: a clip needs at least one row"));
@@ -717,13 +722,27 @@ impl BakeOptions {
             )));
         }
         let target = self.target.unwrap_or_default();
+        if input.is_dir() {
+            return Err(Error::input(format!(
+                "{}: a folder, not a model; give a .glb or .gltf file (for every model in a folder, a roster's \
+                 glob: docs/ROSTER.md)",
+                input.display()
+            )));
+        }
+        let given = self.name.is_some();
         let name = match self.name {
             Some(n) => n,
             None => input.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| {
                 Error::usage(format!("{}: no file name to name the outputs after; pass --name", input.display()))
             })?,
         };
-        description::check_file_name(&name).map_err(|e| Error::usage(format!("--name: {e}")))?;
+        description::check_file_name(&name).map_err(|e| match given {
+            true => Error::usage(format!("--name: {e}")),
+            false => Error::usage(format!(
+                "{}: its file name cannot name the outputs ({e}); pass --name NAME",
+                input.display()
+            )),
+        })?;
         Ok(BakeSettings {
             input,
             out_dir,

@@ -179,8 +179,13 @@ impl Staged {
     /// returns the file's length. On an error the temporary file is removed.
     pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut fs::File) -> Result<()>) -> Result<u64> {
         check_file_name(name)?;
-        fs::create_dir_all(&self.dir)
-            .with_context(|| format!("cannot create the output folder {}", self.dir.display()))?;
+        fs::create_dir_all(&self.dir).map_err(|e| {
+            crate::Error::output(format!(
+                "cannot create the output folder {}: {}",
+                self.dir.display(),
+                output_remedy(&self.dir, &e)
+            ))
+        })?;
         if self.files.is_empty() {
             // The bake's first file: what a killed bake left here goes first.
             remove_abandoned(&self.dir);
@@ -188,8 +193,9 @@ impl Staged {
         let target = self.dir.join(name);
         // No fsync: the rename is what keeps readers from a half-written file, and a
         // build step that bakes hundreds of units should not wait on the disk.
-        let (mut file, temp) = create_temp(&self.dir, name)
-            .with_context(|| format!("cannot write {}: cannot create a temporary file beside it", target.display()))?;
+        let (mut file, temp) = create_temp(&self.dir, name).map_err(|e| {
+            crate::Error::output(format!("cannot write {}: {}", target.display(), output_remedy(&self.dir, &e)))
+        })?;
         track(&temp);
         let result = write(&mut file).and_then(|()| {
             if self.durable {
@@ -206,7 +212,10 @@ impl Staged {
             Err(e) => {
                 let _ = fs::remove_file(&temp);
                 untrack(&temp);
-                Err(e.context(format!("cannot write {}", target.display())))
+                match e.downcast_ref::<crate::Error>() {
+                    Some(_) => Err(e),
+                    None => Err(e.context(format!("cannot write {}", target.display()))),
+                }
             }
         }
     }
@@ -300,6 +309,22 @@ impl Drop for Staged {
             untrack(temp);
         }
     }
+}
+
+/// An output folder's I/O error and what to do: a file where the folder should be
+/// (the folder itself or a folder on its path), no permission, a read-only disk.
+fn output_remedy(dir: &Path, error: &std::io::Error) -> String {
+    use std::io::ErrorKind as Io;
+    let file_on_path = dir.ancestors().find(|a| !a.as_os_str().is_empty() && a.is_file());
+    if let Some(file) = file_on_path {
+        return format!("{} is a file, not a folder; give -o a folder (it is created if missing)", file.display());
+    }
+    let remedy = match error.kind() {
+        Io::PermissionDenied | Io::ReadOnlyFilesystem => "give -o a folder you can write to",
+        Io::StorageFull | Io::QuotaExceeded => "free some space or give -o a folder on another disk",
+        _ => "check the folder",
+    };
+    format!("{error}; {remedy}")
 }
 
 #[cfg(test)]

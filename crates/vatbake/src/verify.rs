@@ -157,6 +157,17 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let mut findings = Vec::new();
     let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
     let d = &files.description;
+    for stale in files.unrecorded_files() {
+        note(
+            "unrecorded-file",
+            format!(
+                "{}: a file a bake of this name writes, but {} does not record it: left by an earlier bake, out of \
+                 step with this one; delete it or re-bake",
+                stale.display(),
+                files.path.display()
+            ),
+        );
+    }
 
     let image = read_texture(&files, &mut note);
     let layout = match shipped::layout_of(d) {

@@ -40,11 +40,11 @@ fn slot_of(description: &Value, clip: &str) -> Option<String> {
     slots(description).into_iter().find(|(n, _)| n == clip).and_then(|(_, s)| s)
 }
 
-/// Runs `vatbake audit ARGS --format json`: (exit code, report).
+/// Runs `vatbake audit ARGS --json`: (exit code, report).
 fn audit(args: &[&str]) -> (Option<i32>, Value) {
     let mut all = vec!["audit"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
+    all.push("--json");
     let o = vatbake(&all);
     let report = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("no JSON report: {}", stderr(&o)));
     (o.status.code(), report)
@@ -423,6 +423,17 @@ fn texture_mesh_and_description_against_each_other() {
     std::fs::remove_file(baked.join("Fox.rest.glb")).unwrap();
     let (_, report) = audit(&[&[dir_arg][..], &sources[..]].concat());
     assert_eq!(kinds(&report, "Fox.vat.json"), ["texture_missing", "mesh_missing"]);
+
+    // An earlier bake's --target EXR beside the description, which it does not record.
+    std::fs::write(baked.join("Fox-godot.exr"), b"an earlier bake's").unwrap();
+    let (_, report) = audit(&[&[dir_arg][..], &sources[..]].concat());
+    assert_eq!(kinds(&report, "Fox.vat.json"), ["texture_missing", "mesh_missing", "unrecorded_file"]);
+    assert_eq!(
+        finding(&report, "unrecorded_file")["message"],
+        "Fox-godot.exr is a file a bake of this name writes, but the description does not record it: an earlier \
+         bake's, out of step with this one"
+    );
+    std::fs::remove_file(baked.join("Fox-godot.exr")).unwrap();
 
     // A description edited by hand: the seed's goblin, rate taken as the bake's fps.
     let path = other.join("Fox.vat.json");

@@ -212,6 +212,10 @@ fn a_corrupt_draco_stream_is_refused() {
 #[test]
 fn missing_file() {
     let (code, message) = fails(Path::new("no/such/model.glb"), &[]);
+    assert_eq!(
+        message,
+        "error: no/such/model.glb: cannot read the model: No such file or directory (os error 2); check the path\n"
+    );
     assert_eq!(code, 3);
     assert!(message.starts_with("error: no/such/model.glb: cannot read the model"), "{message}");
 }
@@ -222,7 +226,8 @@ fn usage_errors_exit_2() {
     for (flags, expected) in [
         (&["--points", "0"][..], "the point budget must be at least 1"),
         (&["--name", "../escape"][..], "is not a plain file name"),
-        (&["--fps", "0"][..], "give a rate between 0 and 1000"),
+        (&["--fps", "0"][..], "--fps 0: give a rate above 0 and at most 1000 rows per second (e.g. 30)"),
+        (&["--fps", "-5"][..], "--fps -5: give a rate above 0 and at most 1000 rows per second (e.g. 30)"),
         (&["--max-width", "0"][..], "--max-width 0"),
         (&["--zstd-level", "40"][..], "Zstandard levels run from 1 to 22"),
         (&["--threads", "0"][..], "--threads 0: give at least one thread"),
@@ -252,7 +257,101 @@ fn unwritable_output_exits_4() {
     let fox = fixture("Fox/Fox.glb");
     let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", blocker.to_str().unwrap(), "--points", "all"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(stderr(&o).contains("cannot create the output folder"), "{}", stderr(&o));
+    let shown = blocker.display();
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot create the output folder {shown}: {shown} is a file, not a folder; give -o a folder (it is \
+             created if missing)\n"
+        )
+    );
+    // A folder under that file: the file on the path is named.
+    let under = blocker.join("sub");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", under.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!(": {shown} is a file, not a folder; give -o a folder")), "{}", stderr(&o));
+    // A folder that cannot be written (permissions; root writes anyway, so only when not root).
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+        if std::fs::write(locked.join("probe"), b"").is_err() {
+            let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", locked.to_str().unwrap()]);
+            assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+            assert!(stderr(&o).ends_with("; give -o a folder you can write to\n"), "{}", stderr(&o));
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// The mistakes of a first hour, each answered with the file, the problem and what to
+/// do, and the same exit code for the same kind of failure in every command.
+#[test]
+fn first_hour_mistakes_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    // A folder given as the model.
+    let (code, message) = fails(dir.path(), &[]);
+    assert_eq!(code, 3);
+    assert_eq!(
+        message,
+        format!(
+            "error: {}: a folder, not a model; give a .glb or .gltf file (for every model in a folder, a roster's \
+             glob: docs/ROSTER.md)\n",
+            dir.path().display()
+        )
+    );
+    // A text file named .glb.
+    let text = dir.path().join("notes.glb");
+    std::fs::write(&text, "hello, this is text\n").unwrap();
+    let (code, message) = fails(&text, &[]);
+    assert_eq!(code, 3);
+    assert_eq!(
+        message,
+        format!(
+            "error: {}: not a glTF model: neither a glTF binary (its first bytes are \"hell\", not \"glTF\") nor \
+             glTF JSON (it does not start with {{); give a .glb or .gltf file exported as glTF 2.0\n",
+            text.display()
+        )
+    );
+    // A missing file: exit 3 in bake, inspect, verify, preview and roster alike.
+    for args in [
+        &["bake", "missing.glb", "-o", "out"][..],
+        &["inspect", "missing.vat.json"],
+        &["verify", "missing.vat.json"],
+        &["preview", "missing.vat.json"],
+        &["roster", "missing.toml"],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("No such file or directory (os error 2); check the path\n"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    // --json: a failure is an error object on stdout too.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+        .args(["bake", "missing.glb", "-o", "out", "--json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let error: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        error,
+        serde_json::json!({"error": {
+            "code": 3,
+            "kind": "input",
+            "message": "missing.glb: cannot read the model: No such file or directory (os error 2); check the path",
+            "file": "missing.glb"
+        }})
+    );
 }
 
 /// Ctrl-C in the middle of the texture: exit 130, and the half-written temporary
@@ -367,4 +466,16 @@ fn a_failed_bake_keeps_the_previous_set() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(snapshot(&out) == before, "the previous set is untouched");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 3, "nothing else in the folder");
+}
+
+/// `--json` with a flag clap refuses: the error object on stdout too, exit 2.
+#[test]
+fn a_refused_flag_under_json_is_an_error_object() {
+    let o = vatbake(&["bake", "model.glb", "-o", "out", "--json", "--fps", "fast"]);
+    assert_eq!(o.status.code(), Some(2));
+    let error: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+    assert_eq!(error["error"]["code"], 2);
+    assert_eq!(error["error"]["kind"], "usage");
+    assert_eq!(error["error"]["file"], Value::Null);
+    assert_eq!(error["error"]["message"], "invalid value 'fast' for '--fps <FPS>': invalid float literal");
 }

@@ -703,3 +703,104 @@ fn the_zstd_tool_inflates_a_real_bake() {
     assert_eq!(raw_texel_bytes, 1728 * 162 * 8);
     assert!(output.stdout == zstd::decode_all(&level[..]).unwrap(), "the tool and the zstd crate agree");
 }
+
+/// One vocabulary: `1 clip`, not `1 clips`, in bake's and verify's lines; `-o/--out` for
+/// preview's sheet as for every output; `--json` for audit as everywhere else.
+#[test]
+fn one_clip_is_a_clip_and_every_output_flag_is_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let model = fixture("SimpleSkin/SimpleSkin.gltf");
+    let o = vatbake(&["bake", model.to_str().unwrap(), "-o", out.to_str().unwrap(), "-v"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(" rows in 1 clip; texture "), "{text}");
+    let description = out.join("SimpleSkin.vat.json");
+    let o = vatbake(&["verify", description.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(": 1 clip, tolerance "), "{text}");
+    let sheet = dir.path().join("sheet.png");
+    let o = vatbake(&["preview", description.to_str().unwrap(), "--out", sheet.to_str().unwrap(), "--frames", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(sheet.is_file());
+    let o = vatbake(&["audit", out.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+    assert_eq!(report["results"].as_array().map(Vec::len), Some(1), "{report}");
+}
+
+/// Several models in one command, without a roster: each baked into OUTDIR under its
+/// own name, `--json` an array in the order given; two models that would bake to the
+/// same name, or `--name` with several, are refused before anything is written.
+#[test]
+fn several_models_bake_in_one_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (fox, skin) = (fixture("Fox/Fox.glb"), fixture("SimpleSkin/SimpleSkin.gltf"));
+    let o = vatbake(&["bake", fox.to_str().unwrap(), skin.to_str().unwrap(), "-o", out.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reports: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let points: Vec<u64> = reports.as_array().unwrap().iter().map(|r| r["points"].as_u64().unwrap()).collect();
+    assert_eq!(points, [1728, 10]);
+    assert!(out.join("Fox.vat.json").is_file() && out.join("SimpleSkin.vat.json").is_file());
+
+    let again = dir.path().join("again");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), fox.to_str().unwrap(), "-o", again.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("both would bake to Fox.vat.json in "), "{}", stderr(&o));
+    let o =
+        vatbake(&["bake", fox.to_str().unwrap(), skin.to_str().unwrap(), "-o", again.to_str().unwrap(), "--name", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: --name names one bake; with several models each is named after its file (or use a roster)\n"
+    );
+    assert!(!again.exists());
+}
+
+/// `--no-warn CODES` silences those warnings alone (a character with many clips the
+/// alias table does not know prints 7 slot warnings and their hints without it), and
+/// `--json` still reports them.
+#[test]
+fn no_warn_silences_the_codes_given_and_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("Kenney-MiniCharacters/character-female-a.glb");
+    let bake = |extra: &[&str]| {
+        let mut args = vec!["bake", model.to_str().unwrap(), "-o", dir.path().to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = vatbake(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        o
+    };
+    let all = stderr(&bake(&[]));
+    assert_eq!(all.lines().filter(|l| l.starts_with("warning: ")).count(), 7, "{all}");
+    let some = stderr(&bake(&["--no-warn", "unassigned-clips"]));
+    assert_eq!(some.lines().filter(|l| l.starts_with("warning: ")).count(), 6, "{some}");
+    assert!(!some.contains("match no slot"), "{some}");
+    assert_eq!(stderr(&bake(&["--no-warn", "unassigned-clips,duplicate-slot"])), "");
+    let o = bake(&["--no-warn", "unassigned-clips,duplicate-slot", "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(7), "{report}");
+}
+
+/// `--dry-run` says what the bake would write, and writes nothing into OUTDIR.
+#[test]
+fn a_dry_run_says_what_it_would_write_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let fox = fixture("Fox/Fox.glb");
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let expected = format!(
+        "would bake {} → {}: 1728 points × 162 rows, 3 clips, KTX2+Zstd 415.3 KB (raw 2.2 MB), ",
+        fox.display(),
+        out.join("Fox.vat.json").display()
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    assert!(!out.exists(), "a dry run wrote {}", out.display());
+    let o = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap(), "--dry-run", "--json"]);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["description_file"], out.join("Fox.vat.json").to_str().unwrap());
+    assert_eq!(report["files"].as_array().map(Vec::len), Some(3), "{report}");
+    assert!(!out.exists());
+}

@@ -82,7 +82,10 @@ fn verify_and_preview_refuse_a_bone_bake_with_exit_2() {
         let output = vatbake(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(
-            stderr(&output).contains("a bone bake (--mode bones): its texture holds joint matrices"),
+            stderr(&output).contains(
+                "a bone bake (--mode bones): its texture holds joint matrices, not points, which this command does \
+                 not read; `vatbake inspect` reads it, and a bake with --mode vertices can be verified and previewed\n"
+            ),
             "{}",
             stderr(&output)
         );

@@ -147,7 +147,79 @@ fn a_file_that_is_not_what_it_claims_is_a_usage_error() {
         assert!(text.is_empty());
         assert!(err.starts_with("error: ") && err.contains(expected), "{name}: {err}");
     }
+    // A missing file is an input error, exit 3 as in every command.
     let (code, _, err) = inspect(&dir.path().join("missing.vat.json"), false);
+    assert_eq!(code, 3);
+    assert!(
+        err.contains("missing.vat.json: cannot read it: No such file or directory (os error 2); check the path"),
+        "{err}"
+    );
+}
+
+/// A source model, before any bake: its clips, their durations and the slot each
+/// would fill, so a user can list them without provoking a `--clips` error.
+#[test]
+fn a_source_model_lists_its_clips_and_their_slots() {
+    let (code, text, err) = inspect(&fixture("Kenney-PlatformerCharacter/character.glb"), true);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["kind"], "source");
+    assert_eq!((report["points"].as_u64(), report["triangles"].as_u64()), (Some(1038), Some(550)));
+    let clips: Vec<(String, Value)> = report["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap().to_string(), c["slot"].clone()))
+        .collect();
+    assert_eq!(
+        clips[..4],
+        [
+            ("static".to_string(), Value::Null),
+            ("idle".to_string(), Value::from("idle")),
+            ("walk".to_string(), Value::from("walk")),
+            ("jump".to_string(), Value::from("jump")),
+        ]
+    );
+    let (code, text, _) = inspect(&fixture("SimpleSkin/SimpleSkin.gltf"), false);
+    assert_eq!(code, 0);
+    assert_eq!(
+        text,
+        format!(
+            "{}: a source model, 3.0 KB\n  10 points, 8 triangles, 3 nodes; 1 skin with 2 joints\n  1 clip\n  clip \
+             \"animation_0\"            → idle          5.500 s\n",
+            fixture("SimpleSkin/SimpleSkin.gltf").display()
+        )
+    );
+}
+
+/// A rest mesh after gltfpack (tests/optimized/README.md): with its defaults, refused
+/// with the quantized accessor named and where to read about optimizers; with
+/// `-kv -noq`, read, but the dropped bounds corners are counted and warned about.
+#[test]
+fn an_optimized_rest_mesh_names_what_the_optimizer_did() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/optimized");
+    let packed = dir.join("Fox.default.rest.glb");
+    let (code, _, err) = inspect(&packed, false);
     assert_eq!(code, 2);
-    assert!(err.contains("missing.vat.json: cannot read it"), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: not a vatbake rest mesh (accessor 1 holds quantized signed 8-bit values \
+             (KHR_mesh_quantization, as gltfpack writes by default), where vatbake writes floats); give the \
+             .rest.glb file a bake wrote, as it wrote it: optimizers rewrite its accessors and drop its column uv \
+             (TEXCOORD_1); see docs/PLAYBACK.md, \"Optimizers\"\n",
+            packed.display()
+        )
+    );
+    let (code, text, err) = inspect(&dir.join("Fox.kv-noq.rest.glb"), false);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].starts_with("  1728 vertices (1728 texture columns + 0 bounds corners), 576 triangles"), "{text}");
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "  warning: not the 2 bounds corners a bake writes (an optimizer drops unused vertices): an engine's \
+             culling box is then the rest pose's; docs/PLAYBACK.md, \"Optimizers\""
+        )
+    );
 }

@@ -32,3 +32,52 @@ fn the_next_bake_removes_what_a_killed_one_left() {
         [".Fox.vat.json.1.tmp", "SimpleSkin.rest.glb", "SimpleSkin.vat.json", "SimpleSkin.vat.ktx2", "notes.txt"]
     );
 }
+
+/// A rebake without `--target godot` removes the EXR the earlier bake of the same name
+/// wrote, which would sit beside the new bake out of step with it, and says so; a file
+/// no bake recorded stays.
+#[test]
+fn a_rebake_removes_the_files_of_the_earlier_bake_it_does_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("SimpleSkin-notes.txt");
+    std::fs::write(&mine, b"mine").unwrap();
+    let bake = |target: &str| {
+        let options = vatbake::BakeOptions { target: Some(target.parse().unwrap()), ..Default::default() };
+        vatbake::bake(&options.settings(fixture("SimpleSkin/SimpleSkin.gltf"), dir.path().into()).unwrap()).unwrap()
+    };
+    let first = bake("godot");
+    assert!(first.notes.iter().all(|n| n.code != "stale-removed"));
+    let exr = dir.path().join("SimpleSkin-godot.exr");
+    assert!(exr.is_file());
+    let second = bake("three");
+    assert!(!exr.exists(), "the earlier bake's EXR is left beside the new bake");
+    let note = second.notes.iter().find(|n| n.code == "stale-removed").expect("a stale-removed note");
+    assert_eq!(
+        note.message,
+        "removed \"SimpleSkin-godot.exr\" from an earlier bake of SimpleSkin.vat.json that this bake does not write"
+    );
+    assert!(mine.is_file());
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["SimpleSkin-notes.txt", "SimpleSkin.rest.glb", "SimpleSkin.vat.json", "SimpleSkin.vat.ktx2"]);
+}
+
+#[test]
+fn a_rebake_without_levels_of_detail_removes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let bake = |lods: Option<&str>| {
+        let options = vatbake::BakeOptions { lods: lods.map(|l| l.parse().unwrap()), ..Default::default() };
+        vatbake::bake(&options.settings(fixture("Fox/Fox.glb"), dir.path().into()).unwrap()).unwrap()
+    };
+    bake(Some("0.5"));
+    let level = dir.path().join("Fox.lod1.rest.glb");
+    assert!(level.is_file());
+    let second = bake(None);
+    assert!(!level.exists(), "the earlier bake's level is left beside the new bake");
+    let note = second.notes.iter().find(|n| n.code == "stale-removed").expect("a stale-removed note");
+    assert_eq!(
+        note.message,
+        "removed \"Fox.lod1.rest.glb\" from an earlier bake of Fox.vat.json that this bake does not write"
+    );
+}

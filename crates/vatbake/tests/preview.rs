@@ -247,6 +247,24 @@ fn the_same_inputs_give_the_same_png_bytes_and_the_extras_are_written() {
     assert_eq!(left.len(), 8, "{left:?}");
 }
 
+/// Where the sheet went: said on a terminal or with -v, nothing for a script.
+#[test]
+fn preview_says_where_the_sheet_went() {
+    let baked = Baked::new();
+    let d = baked.description();
+    let o = vatbake(&["preview", d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "stdout is not a terminal: nothing printed");
+    let o = vatbake(&["preview", d.to_str().unwrap(), "-v", "--frames", "4", "--size", "100x80"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let sheet = baked.path("out/Fox.sheet.png");
+    assert!(sheet.is_file());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let expected = format!("drew {} → {}: 3 clips, 12 frames, front view, ", d.display(), sheet.display());
+    assert!(stdout.starts_with(&expected), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+}
+
 #[test]
 fn what_a_user_must_fix_is_an_error_with_its_exit_code() {
     let baked = Baked::new();

@@ -185,7 +185,29 @@ fn roster_mistakes_are_usage_errors() {
     // An unknown setting fails that unit alone, naming the key.
     assert_eq!(code, Some(1));
     let odd = report["units"].as_array().unwrap().iter().find(|u| u["name"] == "odd").unwrap();
-    assert!(odd["error"].as_str().unwrap().contains("unknown field `colour`"), "{odd} {err}");
+    assert!(
+        odd["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("unit \"odd\": unknown key \"colour\"; docs/ROSTER.md lists every key a unit takes"),
+        "{odd} {err}"
+    );
+    // A misspelt key: the nearest one, not the thirty others; the failure said once.
+    let file = roster(dir.path(), "\n[[unit]]\nname = \"odd\"\nsource = \"fox.glb\"\nfsp = 12\n", "10");
+    let (code, report, err) = run(&file, &[]);
+    assert_eq!(code, Some(1));
+    let odd = report["units"].as_array().unwrap().iter().find(|u| u["name"] == "odd").unwrap();
+    let message = format!(
+        "{}: unit \"odd\": unknown key \"fsp\": did you mean \"fps\"? (docs/ROSTER.md lists every key)",
+        file.display()
+    );
+    assert_eq!(odd["error"].as_str().unwrap(), message);
+    assert_eq!(err.matches("unknown key").count(), 1, "{err}");
+    let o = vatbake(&["roster", file.to_str().unwrap(), "-v"]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("unknown key").count(), 1, "{err}");
+    assert!(err.contains("[4/4] failed odd\n") || err.contains("] failed odd\n"), "{err}");
+    assert!(err.contains(&format!("error: unit \"odd\" failed: {message}\n")), "{err}");
     std::fs::write(&file, "output = \"out\"\n").unwrap();
     let o = vatbake(&["roster", file.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));

@@ -518,3 +518,28 @@ fn a_format_file_missing_resized_or_edited_is_a_finding() {
     assert_eq!(json["exports"][0]["on_disk"], bytes + 1);
     assert_eq!(json["exports"][1]["sha256"], recorded[1]["sha256"]);
 }
+
+/// A file a bake of this name writes but the description does not record (an earlier
+/// bake's `--target unity` EXR, the texture in the other format) is a finding.
+#[test]
+fn a_file_from_an_earlier_bake_beside_the_description_is_a_finding() {
+    let baked = Baked::new(&[]);
+    let (code, report) = baked.verify(&[]);
+    assert_eq!((code, codes(&report)), (0, Vec::<String>::new()), "{report}");
+    std::fs::write(baked.path("out/Fox-unity.exr"), b"an earlier bake's").unwrap();
+    std::fs::write(baked.path("out/Fox.vat.png"), b"an earlier bake's").unwrap();
+    std::fs::write(baked.path("out/Fox.notes.txt"), b"not a bake's").unwrap();
+    let (code, report) = baked.verify(&[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(codes(&report), ["unrecorded-file", "unrecorded-file"]);
+    let first = report["findings"][0]["message"].as_str().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "{}: a file a bake of this name writes, but {} does not record it: left by an earlier bake, out of step \
+             with this one; delete it or re-bake",
+            baked.path("out").join("Fox.vat.png").display(),
+            baked.description().display()
+        )
+    );
+}

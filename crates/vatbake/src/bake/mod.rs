@@ -200,11 +200,56 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport, Error> {
 
 /// [`bake()`], telling `watch` how it gets on and stopping when it asks.
 pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
+    let earlier = earlier_files(settings);
     let result = match settings.mode {
         BakeMode::Vertices => vertices::run(settings, watch),
         BakeMode::Bones => bones::run(settings, watch),
     };
-    outcome(result, watch)
+    let mut report = outcome(result, watch)?;
+    remove_stale(settings, &earlier, &mut report);
+    Ok(report)
+}
+
+/// The files an earlier bake of the same name recorded in the description it left in
+/// the output folder (texture, rest mesh, exports), read before the new bake replaces it.
+fn earlier_files(settings: &BakeSettings) -> Vec<String> {
+    let path = settings.out_dir.join(settings.description_file());
+    let Ok(files) = crate::shipped::ShippedFiles::read(&path) else { return Vec::new() };
+    let d = files.description;
+    let target = d.target.map(|t| t.texture).filter(|t| description::check_file_name(t).is_ok());
+    let lods = d.lods.into_iter().map(|l| l.file).filter(|f| description::check_file_name(f).is_ok());
+    [d.texture.file, d.mesh.file]
+        .into_iter()
+        .chain(target)
+        .chain(d.exports.into_iter().map(|e| e.file))
+        .chain(lods)
+        .collect()
+}
+
+/// Removes the files of an earlier bake of the same name that this bake did not
+/// write (a `--target godot` EXR, a `--format` export, a level of detail, a PNG texture after a KTX2
+/// one), which would otherwise sit beside the new bake out of step with it, and says
+/// so in a note. Names were checked to be plain file names when the description was read.
+fn remove_stale(settings: &BakeSettings, earlier: &[String], report: &mut BakeReport) {
+    let written: std::collections::HashSet<&std::ffi::OsStr> =
+        report.files.iter().filter_map(|f| f.file_name()).collect();
+    let mut removed = Vec::new();
+    for name in earlier {
+        let path = settings.out_dir.join(name);
+        if !written.contains(std::ffi::OsStr::new(name)) && path.is_file() && std::fs::remove_file(&path).is_ok() {
+            removed.push(format!("{name:?}"));
+        }
+    }
+    if !removed.is_empty() {
+        report.notes.push(Finding::new(
+            "stale-removed",
+            format!(
+                "removed {} from an earlier bake of {} that this bake does not write",
+                removed.join(", "),
+                settings.description_file()
+            ),
+        ));
+    }
 }
 
 /// The error a bake ends with: cancelled when the watch asked it to stop.

@@ -57,8 +57,8 @@ pub(crate) fn read_description_in(path: &Path, folder: Option<&Path>) -> Result<
 /// A description file's bytes: a regular file of at most [`read::DESCRIPTION_MAX_BYTES`].
 fn read_description_bytes(path: &Path, folder: Option<&Path>) -> Result<Vec<u8>, Error> {
     if let Err(e) = std::fs::symlink_metadata(path) {
-        // Missing or unreadable: what the user named is wrong (exit 2).
-        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+        // Missing or unreadable: said as every reader says it (exit 3).
+        return Err(Error::unreadable(path, "it", &e));
     }
     read::read_regular(path, folder, read::DESCRIPTION_MAX_BYTES, "bytes a description may have")
         .map_err(|e| Error::input(format!("{e}; give the .vat.json file a bake wrote")))
@@ -174,6 +174,13 @@ impl ShippedFiles {
             mesh: folder.join(&description.mesh.file),
             description,
         })
+    }
+
+    /// Files beside the description that a bake of its name writes (the texture in
+    /// either format, a `--target` EXR, a `--format` export) but that it does not
+    /// record: left by an earlier bake, out of step with this one.
+    pub fn unrecorded_files(&self) -> Vec<PathBuf> {
+        unrecorded_files(&self.path, &self.description)
     }
 
     /// Reads and decodes the texture: the KTX2 (Zstandard or uncompressed) or the
@@ -542,13 +549,15 @@ pub fn read_rest_mesh(path: &Path) -> Result<RestMesh, Error> {
 /// [`read::REST_MESH_MAX_BYTES`] is read.
 pub(crate) fn read_rest_mesh_in(path: &Path, folder: Option<&Path>) -> Result<RestMesh, Error> {
     if let Err(e) = std::fs::symlink_metadata(path) {
-        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+        return Err(Error::unreadable(path, "it", &e));
     }
     let bytes = read::read_regular(path, folder, read::REST_MESH_MAX_BYTES, "bytes a rest mesh may have")
         .map_err(|e| Error::input(format!("{e}; give the .rest.glb file a bake wrote")))?;
     rest_mesh_from(&bytes).map_err(|why| {
         Error::usage(format!(
-            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote",
+            "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote, as it wrote it: \
+             optimizers rewrite its accessors and drop its column uv (TEXCOORD_1); see docs/PLAYBACK.md, \
+             \"Optimizers\"",
             path.display()
         ))
     })
@@ -559,6 +568,50 @@ pub(crate) fn read_rest_mesh_in(path: &Path, folder: Option<&Path>) -> Result<Re
 /// says what is wrong, without a file name. What the fuzz target `rest_mesh` runs.
 pub fn rest_mesh_from_bytes(bytes: &[u8]) -> Result<RestMesh, String> {
     rest_mesh_from(bytes)
+}
+
+/// The files beside the description at `path` that a bake of its name writes but `d`
+/// does not record (see [`ShippedFiles::unrecorded_files`]).
+pub fn unrecorded_files(path: &Path, d: &Description) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".vat.json")) else {
+        return Vec::new();
+    };
+    let target = d.target.as_ref().map(|t| t.texture.as_str());
+    let recorded: Vec<&str> = [d.texture.file.as_str(), d.mesh.file.as_str()]
+        .into_iter()
+        .chain(target)
+        .chain(d.exports.iter().map(|e| e.file.as_str()))
+        .chain(d.lods.iter().map(|l| l.file.as_str()))
+        .collect();
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let endings = [
+        ".vat.ktx2",
+        ".vat.png",
+        "-godot.exr",
+        "-unity.exr",
+        "-unreal.exr",
+        ".vat",
+        ".babylon.json",
+        "_data.json",
+        "_pos.exr",
+        "_rot.exr",
+        "_col.exr",
+        "_mesh.glb",
+        "-vnrm.png",
+        "-remap_info.json",
+        "-mesh.glb",
+    ];
+    // Levels of detail (`--lods`): `<name>.lodN.rest.glb`, as many as a bake may write.
+    let levels = (1..=crate::description::MAX_LODS).map(|level| format!(".lod{level}.rest.glb"));
+    endings
+        .iter()
+        .map(|ending| ending.to_string())
+        .chain(levels)
+        .map(|ending| format!("{name}{ending}"))
+        .filter(|file| !recorded.contains(&file.as_str()))
+        .map(|file| folder.join(file))
+        .filter(|path| path.is_file())
+        .collect()
 }
 
 /// The JSON and binary chunks of a GLB.
@@ -606,6 +659,13 @@ fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, widt
         5126 | 5125 => 4,
         5123 => 2,
         5121 => 1,
+        5120 | 5122 => {
+            let bits = if component == 5120 { 8 } else { 16 };
+            return Err(format!(
+                "accessor {index} holds quantized signed {bits}-bit values (KHR_mesh_quantization, as gltfpack \
+                 writes by default), where vatbake writes floats"
+            ));
+        }
         other => return Err(format!("accessor {index} has component type {other}")),
     };
     // Every size checked before anything is allocated, as the bake's glTF reader does:
@@ -778,8 +838,8 @@ pub fn columns_of(mesh: &RestMesh, points: usize) -> Result<Columns, String> {
 pub fn bone_bake_message(description: &Path) -> String {
     format!(
         "{}: a bone bake (--mode bones): its texture holds joint matrices, not points, which this command \
-         does not read (tests/js/bones.test.mjs checks bone bakes against three.js); bake with --mode vertices \
-         to verify or preview it",
+         does not read; `vatbake inspect` reads it, and a bake with --mode vertices can be verified and \
+         previewed",
         description.display()
     )
 }
