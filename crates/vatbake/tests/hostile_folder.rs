@@ -648,3 +648,17 @@ fn a_file_size_limit_is_an_output_error() {
     assert_eq!(err.matches("os error").count(), 1, "{err}");
     assert!(std::fs::read_dir(&out).map_or(true, |mut entries| entries.next().is_none()), "nothing left");
 }
+
+#[test]
+fn more_levels_of_detail_or_animation_files_than_a_bake_writes_are_refused() {
+    let (_dir, description) = baked();
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(&description).unwrap()).unwrap();
+    for (field, count, cap) in [("lods", 9, 8), ("animations", 257, 256)] {
+        let mut edited = d.clone();
+        edited[field] = Value::Array(vec![serde_json::json!({}); count]);
+        std::fs::write(&description, serde_json::to_vec(&edited).unwrap()).unwrap();
+        let (code, _, err, _) = run(&["inspect", description.to_str().unwrap()], LIMIT);
+        assert_eq!(code, 3, "{err}");
+        assert!(err.contains(&format!("{}: {field}: more than {cap} entries", description.display())), "{err}");
+    }
+}

@@ -154,6 +154,8 @@ pub const MAX_CLIPS: usize = 65_536;
 pub const MAX_SOCKETS: usize = 4_096;
 /// The most files of another tool's format a description may list (`exports`).
 pub const MAX_EXPORTS: usize = 256;
+/// The most `--animations` files a description may list.
+pub const MAX_ANIMATION_FILES: usize = 256;
 /// The most joints a bone bake's description may list (`bones.sources`).
 pub const MAX_JOINTS: usize = 65_536;
 
@@ -250,6 +252,10 @@ struct Head {
     sockets: Peek<MAX_SOCKETS>,
     #[serde(default)]
     exports: Peek<MAX_EXPORTS>,
+    #[serde(default)]
+    lods: Peek<{ crate::description::MAX_LODS }>,
+    #[serde(default)]
+    animations: Peek<MAX_ANIMATION_FILES>,
     #[serde(default)]
     bones: Option<BonesHead>,
 }
