@@ -12,6 +12,7 @@ pub use crate::features::animations::{AnimationNames, AnimationTranslations};
 pub use crate::features::layers::{parse_bytes, Device, MaxSize};
 pub use crate::features::normals::NormalsMode;
 pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
+pub use vat_description::RestMeshEncoding;
 
 /// The point budget of a bake when none is given.
 pub const DEFAULT_POINTS: u32 = 4000;
@@ -131,6 +132,8 @@ pub struct BakeSettings {
     pub animation_names: AnimationNames,
     /// Which of their translation tracks play (`--animation-translations`).
     pub animation_translations: AnimationTranslations,
+    /// How the rest GLB stores its mesh (`--rest-mesh`).
+    pub rest_mesh: RestMeshEncoding,
 }
 
 /// How finely positions are kept: every 16-bit step (the default), or snapped to
@@ -208,6 +211,7 @@ impl BakeSettings {
             max_height: self.max_height,
             normals: self.normals,
             animation_translations: self.animation_translations,
+            rest_mesh: self.rest_mesh,
         }
     }
 }
@@ -437,6 +441,12 @@ pub struct BakeOptions {
     #[serde(default, deserialize_with = "parsed")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "vertices|bones"))]
     pub mode: Option<BakeMode>,
+    /// How the rest GLB stores its mesh: plain (floats, every glTF reader) or meshopt (EXT_meshopt_compression,
+    /// normals as 16-bit integers under KHR_mesh_quantization; positions and the column uv exact), for web builds whose
+    /// loader has a meshopt decoder (three.js's GLTFLoader with MeshoptDecoder) [default: plain]
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "plain|meshopt"))]
+    pub rest_mesh: Option<RestMeshEncoding>,
 }
 
 /// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
@@ -669,6 +679,7 @@ impl BakeOptions {
             animations: self.animations.unwrap_or_default(),
             animation_names: AnimationNames::load(self.animation_names.as_deref())?,
             animation_translations: self.animation_translations.unwrap_or_default(),
+            rest_mesh: self.rest_mesh.unwrap_or_default(),
         })
     }
 }
@@ -740,6 +751,7 @@ impl BakeOptions {
             animation_names: None,
             animation_translations: (s.animation_translations != AnimationTranslations::default())
                 .then_some(s.animation_translations),
+            rest_mesh: (s.rest_mesh != RestMeshEncoding::default()).then_some(s.rest_mesh),
         })
     }
 
@@ -804,6 +816,7 @@ fn bone_mode_checks(
         (options.root_motion.is_some(), "--root-motion"),
         (options.normals.is_some(), "--normals"),
         (options.max_size.is_some() || options.device.is_some(), "--max-size/--device"),
+        (options.rest_mesh.is_some_and(|m| m != RestMeshEncoding::Plain), "--rest-mesh"),
     ];
     if let Some((_, flag)) = playback.iter().find(|(given, _)| *given) {
         return refuse(
@@ -867,6 +880,7 @@ mod tests {
             animations: Some(vec!["library.glb".into()]),
             animation_names: Some(name_map_file()),
             animation_translations: Some(AnimationTranslations::Root),
+            rest_mesh: Some(RestMeshEncoding::Meshopt),
         }
     }
 
@@ -913,6 +927,7 @@ mod tests {
             root_motion: None,
             device: None,
             normals: None,
+            rest_mesh: None,
             mode: Some(BakeMode::Bones),
             ..every_option()
         }
@@ -976,6 +991,7 @@ mod tests {
         animations,
         animation_names,
         animation_translations,
+        rest_mesh,
     );
 
     /// What a description cannot give back, by nature, and why.

@@ -77,6 +77,7 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
         bounds_max,
         uv1: None,
         merge_materials: false,
+        encoding: settings.rest_mesh,
     })
     .context("cannot encode the rest mesh")?;
     let mut description = describe(&made, &glb, settings);

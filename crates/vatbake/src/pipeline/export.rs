@@ -160,6 +160,7 @@ fn mesh_glb(finished: &Finished, mesh: &vat_export::MeshRequest, settings: &Bake
         bounds_max: finished.bounds_max,
         uv1: Some(uv1),
         merge_materials: mesh.merge_materials,
+        encoding: vat_description::RestMeshEncoding::Plain,
     })
     .with_context(|| format!("cannot encode the {} mesh", settings.format))
 }
