@@ -8,7 +8,7 @@ file less the embedded images' bytes, which both carry unchanged); and, as the
 baselines a web server gives for free, gzip -9 (CPython's zlib) and `zstd -19` (the CLI)
 of each whole file.
 
-Usage: python3 scripts/rest-mesh-bytes.py [--bin target/release/vatbake] MODEL...
+Usage: python3 scripts/rest-mesh-bytes.py [--bin target/release/vatbake] [--points N|all] MODEL...
   MODEL: a path under fixtures/ (Fox/Fox.glb) or any other path.
 Prints a markdown table, one row per model, and the median ratio.
 """
@@ -43,14 +43,19 @@ def bake(binary, model, extra):
 
 def main(argv):
     binary = os.path.join(REPO, "target/release/vatbake")
-    if argv[:1] == ["--bin"]:
-        binary, argv = argv[1], argv[2:]
+    extra = []
+    while argv[:1] in (["--bin"], ["--points"]):
+        if argv[0] == "--bin":
+            binary = argv[1]
+        else:
+            extra = ["--points", argv[1]]
+        argv = argv[2:]
     print("| model | plain | meshopt | × | geometry plain → meshopt | × | gzip -9 plain → meshopt | zstd -19 plain → meshopt |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     ratios = []
     for model in argv:
         path = model if os.path.exists(model) else os.path.join(REPO, "fixtures", model)
-        plain, packed = bake(binary, path, []), bake(binary, path, ["--rest-mesh", "meshopt"])
+        plain, packed = bake(binary, path, extra), bake(binary, path, [*extra, "--rest-mesh", "meshopt"])
         images = image_bytes(plain)
         assert images == image_bytes(packed), "both files carry the same images"
         gp, gm = len(plain) - images, len(packed) - images
