@@ -137,3 +137,36 @@ fn a_meshopt_rest_mesh_holds_the_plain_ones_vertices_in_fewer_bytes() {
         assert!(verified.status.success(), "{model}: verify: {}", common::stderr(&verified));
     }
 }
+
+#[test]
+fn a_damaged_meshopt_rest_mesh_is_a_clear_error() {
+    let (dir, _) = common::bake(&fixture("Fox/Fox.glb"), &["--rest-mesh", "meshopt"]);
+    let file = dir.path().join("Fox.rest.glb");
+    let bytes = std::fs::read(&file).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let root: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let encoded = &root["bufferViews"][0]["extensions"]["EXT_meshopt_compression"];
+    let at = 28 + json_len + encoded["byteOffset"].as_u64().unwrap() as usize;
+    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: [(&str, Damage); 2] = [
+        // The vertex codec's header byte (0xa0 | version) made another codec's.
+        ("compressed vertices that do not decode", Box::new(move |b: &mut Vec<u8>| b[at] = 0x10)),
+        (
+            "compressed as ATTRIBUTEZ",
+            Box::new(move |b: &mut Vec<u8>| {
+                let json = String::from_utf8(b[20..20 + json_len].to_vec()).unwrap();
+                let changed = json.replacen("\"ATTRIBUTES\"", "\"ATTRIBUTEZ\"", 1);
+                b[20..20 + json_len].copy_from_slice(changed.as_bytes());
+            }),
+        ),
+    ];
+    for (expected, damage) in cases {
+        let mut damaged = bytes.clone();
+        damage(&mut damaged);
+        std::fs::write(&file, &damaged).unwrap();
+        let output = common::vatbake(&["inspect", file.to_str().unwrap()]);
+        let message = common::stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{expected}: {message}");
+        assert!(message.contains("Fox.rest.glb") && message.contains(expected), "{expected}: {message}");
+    }
+}
