@@ -254,4 +254,33 @@ mod tests {
         assert_eq!((u32::from_le_bytes(bin[0..4].try_into().unwrap()), &bin[4..8]), (28, &b"BIN\0"[..]));
         assert_eq!(bin[8 + 24], 7);
     }
+
+    #[test]
+    fn a_meshopt_view_stands_for_its_decoded_bytes_in_a_fallback_buffer() {
+        let mut buffer = GlbBuffer::default();
+        buffer.view(&[1, 2, 3], None);
+        let vertices = buffer.meshopt_view(&[0xa0; 10], 5, 8, MeshoptMode::Attributes, Some(ARRAY_BUFFER));
+        let indices = buffer.meshopt_view(&[0xe1; 7], 6, 2, MeshoptMode::Triangles, Some(ELEMENT_ARRAY_BUFFER));
+        let glb = buffer.into_glb(json!({ "asset": { "version": "2.0" } })).unwrap();
+        let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let root: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+        let ext = |view: usize| root["bufferViews"][view]["extensions"]["EXT_meshopt_compression"].clone();
+        // The encoded bytes follow the plain view in buffer 0, 4-aligned.
+        assert_eq!(
+            ext(vertices),
+            json!({ "buffer": 0, "byteOffset": 4, "byteLength": 10, "byteStride": 8, "count": 5, "mode": "ATTRIBUTES" })
+        );
+        assert_eq!(ext(indices)["byteOffset"], 16);
+        assert_eq!(ext(indices)["mode"], "TRIANGLES");
+        // The views are the decoded bytes, laid out in buffer 1, which has no bytes of its own.
+        assert_eq!(root["bufferViews"][vertices]["buffer"], 1);
+        assert_eq!(root["bufferViews"][vertices]["byteStride"], 8);
+        assert_eq!(root["bufferViews"][indices]["byteOffset"], 40);
+        assert_eq!(root["bufferViews"][indices].get("byteStride"), None);
+        assert_eq!(root["buffers"][0]["byteLength"], 23);
+        assert_eq!(
+            root["buffers"][1],
+            json!({ "byteLength": 52, "extensions": { "EXT_meshopt_compression": { "fallback": true } } })
+        );
+    }
 }
