@@ -67,9 +67,16 @@ def ktx2_seeds(vatbake):
             for file in folder.iterdir():
                 if file.suffix == ".ktx2":
                     put("ktx2_decode", file.name, file.read_bytes())
+                    # texture_header: the description's length, the description, the texture.
+                    description = file.with_suffix(".json").read_bytes()
+                    pair = struct.pack("<I", len(description)) + description + file.read_bytes()
+                    put("texture_header", file.stem, pair)
                 elif file.suffix == ".glb":  # the rest meshes: small, valid GLBs
                     put("gltf_load", file.name, file.read_bytes())
                     put("evaluate", file.name, file.read_bytes())
+                    put("rest_mesh", file.name, file.read_bytes())
+                elif file.name.endswith(".vat.json"):
+                    put("description", file.name, file.read_bytes())
     # A 1×1 uncompressed file built from SimpleSkin's header, DFD and key/value data.
     data = (CORPUS / "ktx2_decode" / "SimpleSkin.vat.ktx2").read_bytes()
     fields = list(struct.unpack_from("<9I4I", data, 12))
@@ -101,6 +108,10 @@ def main():
                 put(target, kept.name, kept.read_bytes())
         elif kept.suffix == ".ktx2":
             put("ktx2_decode", kept.name, kept.read_bytes())
+    # The regression inputs of the readers of a bake are seeds of their targets.
+    for target in ("description", "rest_mesh", "texture_header"):
+        for kept in sorted((ROOT / "fuzz" / "regressions" / target).glob("*")):
+            put(target, kept.name, kept.read_bytes())
     meshopt_seeds()
     ktx2_seeds(vatbake)
     (CORPUS / "accessors").mkdir(parents=True, exist_ok=True)

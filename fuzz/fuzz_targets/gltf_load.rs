@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = vat_gltf::load(path, data, &vat_gltf::Options::default());
     // A scene index from the file's last byte: scene selection and its checks.
     if let Some(&last) = data.last() {
-        let _ = vat_gltf::load(path, data, &vat_gltf::Options { scene: Some(usize::from(last % 4)) });
+        let _ =
+            vat_gltf::load(path, data, &vat_gltf::Options { scene: Some(usize::from(last % 4)), ..Default::default() });
     }
 });

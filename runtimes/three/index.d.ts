@@ -2,7 +2,10 @@
 // as this package reads them; docs/vat.schema.json in the vatbake repository has them all.
 import type {
   BufferGeometry,
+  Camera,
+  Color,
   DataTexture,
+  Group,
   InstancedMesh,
   Material,
   Matrix4,
@@ -55,7 +58,43 @@ export interface VatDescription {
   sockets?: { name: string; node: number; rows: number[][] }[];
   mesh: { file: string; points: number; [field: string]: unknown };
   clips: VatClipDescription[];
+  /** The levels of detail (`vatbake bake --lods`), finest first; absent: none. */
+  lods?: VatLodDescription[];
   [field: string]: unknown;
+}
+
+/** When a level may be shown (`lods[i].switch`). */
+export interface VatLodSwitch {
+  pixels: number;
+  screen_height: number;
+  vertical_fov_degrees: number;
+  screen_fraction: number;
+  distance: number;
+}
+
+/** A level of detail of the description (`lods[i]`): a rest mesh over a subset of the texture's columns. */
+export interface VatLodDescription {
+  file: string;
+  points: number;
+  triangles: number;
+  sha256: string;
+  max_error: number;
+  mean_error: number;
+  max_error_fraction: number;
+  mean_error_fraction: number;
+  rows_measured: number;
+  switch: VatLodSwitch;
+  [field: string]: unknown;
+}
+
+/** A loaded level of detail (`vat.lods[i]`). */
+export interface VatLod {
+  /** 1 for `lods[0]`, … (level 0 is `vat.geometry`). */
+  level: number;
+  description: VatLodDescription;
+  points: number;
+  /** Its rest mesh, its primitives as groups, with the bake's bounds. */
+  geometry: BufferGeometry;
 }
 
 /** One row of the clip table loadVat returns. */
@@ -94,6 +133,8 @@ export interface Vat {
   geometry: BufferGeometry;
   /** The rest GLB's own materials, one per group (unpatched). */
   materials: Material[];
+  /** The levels of detail loaded (loadVat's `lods`, fromParts' `lods`); empty: none. */
+  lods: VatLod[];
   clips: VatClip[];
   uniforms: VatUniforms;
   dispose(): void;
@@ -106,6 +147,8 @@ export interface LoadVatOptions {
   /** Texture upload: 'auto' (default) takes norm16 where EXT_texture_norm16 exists. */
   path?: 'auto' | VatTexturePath;
   gltfLoader?: GLTFLoader;
+  /** Also load the description's levels of detail (default true); false: level 0 only. */
+  lods?: boolean;
 }
 
 export function loadVat(descriptionUrl: string | URL, options: LoadVatOptions): Promise<Vat>;
@@ -113,7 +156,12 @@ export function fromParts(
   description: VatDescription,
   gltf: { scene: Object3D },
   texture: DataTexture,
-  options: { renderer: WebGLRenderer | { extensions: { has(name: string): boolean } }; path?: 'auto' | VatTexturePath },
+  options: {
+    renderer: WebGLRenderer | { extensions: { has(name: string): boolean } };
+    path?: 'auto' | VatTexturePath;
+    /** GLTFLoader's results for the description's `lods` files, in its order (all, or none). */
+    lods?: { scene: Object3D }[];
+  },
 ): Vat;
 export function checkDescription(description: unknown, where?: string): VatDescription;
 export function prepareTexture(texture: DataTexture, renderer: WebGLRenderer, path?: 'auto' | VatTexturePath): VatTexturePath;
@@ -159,6 +207,10 @@ export interface VatMeshOptions {
   material?: Material | Material[] | null;
   interpolate?: boolean;
   clip?: string | number | null;
+  /** Drawn instead of the rest mesh: a level of detail's geometry (`vat.lods[i].geometry`). */
+  geometry?: BufferGeometry;
+  /** Another VatMesh's uniforms, to share its clock. */
+  uniforms?: VatUniforms & { vatTime: { value: number } };
 }
 
 export class VatMesh extends InstancedMesh<BufferGeometry, Material | Material[]> {
@@ -180,6 +232,59 @@ export class VatMesh extends InstancedMesh<BufferGeometry, Material | Material[]
   setMatrixAt(index: number, matrix: Matrix4): this;
   dispose(): this;
 }
+
+export interface VatCrowdOptions {
+  material?: Material | Material[] | null;
+  interpolate?: boolean;
+  clip?: string | number | null;
+  /** Projected error allowed in pixels (default: each level's recorded `switch.pixels`). */
+  pixels?: number | null;
+  /** The drawing buffer's height in pixels (default: each level's recorded `switch.screen_height`). */
+  screenHeight?: number | null;
+  /** Margin below a threshold before a unit goes coarser (default 0.1). */
+  hysteresis?: number;
+  /** The coarsest level drawn (default: the last). */
+  maxLevel?: number;
+}
+
+/** A bake's units, each drawn at the level of detail its size on screen allows: one VatMesh per level. */
+export class VatCrowd extends Group {
+  constructor(vat: Vat, count: number, options?: VatCrowdOptions);
+  readonly vat: Vat;
+  readonly count: number;
+  /** Every unit's matrix, clip and crossfade (never drawn). */
+  readonly units: VatMesh;
+  /** The mesh drawing each level, finest first. */
+  readonly levels: VatMesh[];
+  /** lodThresholds of the levels. */
+  thresholds: number[];
+  /** Points each level's vertex shader runs over per unit. */
+  readonly levelPoints: number[];
+  readonly unitLevels: Uint8Array;
+  readonly levelCounts: number[];
+  readonly verticesPerFrame: number;
+  hysteresis: number;
+  maxLevel: number;
+  readonly time: number;
+  interpolate: boolean;
+  update(seconds: number, camera?: Camera | null): void;
+  updateLevels(camera: Camera): this;
+  projectedSize(index: number, camera: Camera): number;
+  setMatrixAt(index: number, matrix: Matrix4): this;
+  getMatrixAt(index: number, matrix: Matrix4): void;
+  setColorAt(index: number, color: Color): this;
+  setClip(index: number, clip: string | number, options?: PlayOptions): this;
+  setCrossfade(index: number, clip: string | number, weight: number, options?: PlayOptions): this;
+  setWeight(index: number, weight: number): this;
+  state(index: number, time?: number): { a: VatClipState; b: VatClipState | null; weight: number };
+  getSocket(index: number, name: string, time?: number): VatSocketTransform;
+  getRootMotion(index: number, time?: number): VatRootMotion | null;
+  dispose(): this;
+}
+/** For level k ≥ 1: the largest fraction of the screen's height the bounds' diagonal may cover (level 0: Infinity); never increasing. */
+export function lodThresholds(lods: VatLodDescription[] | undefined, options?: { pixels?: number | null; screenHeight?: number | null }): number[];
+/** The coarsest level under its threshold; coarser only `hysteresis` below it, finer at it. */
+export function chooseLevel(thresholds: number[], size: number, current: number, hysteresis: number): number;
 
 export interface VatSocketTransform {
   position: Vector3;

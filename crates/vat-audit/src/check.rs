@@ -94,6 +94,9 @@ pub enum Kind {
     InconsistentClip,
     /// The description's rows, clips, bands and texture size disagree with each other.
     InconsistentLayout,
+    /// The description's bounds (`positions.center`, `positions.half_extent`) are not
+    /// finite, or a half extent is negative: no position decodes.
+    BadBounds,
     /// The texture named by the description is not there.
     TextureMissing,
     /// The texture is there but its header cannot be read.
@@ -104,11 +107,14 @@ pub enum Kind {
     MeshMissing,
     /// The rest-pose mesh's bytes are not the ones the description records.
     MeshMismatch,
+    /// A file of another tool's format the description records (`exports`) is missing,
+    /// or not a regular file in the folder, or has another size or SHA-256.
+    ExportMismatch,
 }
 
 impl Kind {
     /// Every kind, in the order the audit checks for them.
-    pub const ALL: [Kind; 19] = [
+    pub const ALL: [Kind; 21] = [
         Kind::UnreadableDescription,
         Kind::SourceNotFound,
         Kind::SourceUnreadable,
@@ -123,11 +129,13 @@ impl Kind {
         Kind::FrozenClip,
         Kind::InconsistentClip,
         Kind::InconsistentLayout,
+        Kind::BadBounds,
         Kind::TextureMissing,
         Kind::TextureUnreadable,
         Kind::TextureMismatch,
         Kind::MeshMissing,
         Kind::MeshMismatch,
+        Kind::ExportMismatch,
     ];
 
     /// The kind's name, as in JSON: "stale_source".
@@ -147,11 +155,13 @@ impl Kind {
             Kind::FrozenClip => "frozen_clip",
             Kind::InconsistentClip => "inconsistent_clip",
             Kind::InconsistentLayout => "inconsistent_layout",
+            Kind::BadBounds => "bad_bounds",
             Kind::TextureMissing => "texture_missing",
             Kind::TextureUnreadable => "texture_unreadable",
             Kind::TextureMismatch => "texture_mismatch",
             Kind::MeshMissing => "mesh_missing",
             Kind::MeshMismatch => "mesh_mismatch",
+            Kind::ExportMismatch => "export_mismatch",
         }
     }
 
@@ -249,6 +259,17 @@ pub fn check_description(description: &Description) -> Vec<Finding> {
     }
     if !layout.is_empty() {
         findings.push(Finding::new(Kind::InconsistentLayout, layout.join("; "), hand_edited));
+    }
+    let p = &description.positions;
+    let bad: Vec<String> = [("center", p.center), ("half_extent", p.half_extent)]
+        .into_iter()
+        .flat_map(|(name, v)| v.into_iter().enumerate().map(move |(i, x)| (name, i, x)))
+        .filter(|&(name, _, x)| !x.is_finite() || (name == "half_extent" && x < 0.0))
+        .map(|(name, i, x)| format!("positions.{name}[{i}] is {x}"))
+        .collect();
+    if !bad.is_empty() {
+        let message = format!("{}: no position decodes against these bounds", bad.join(", "));
+        findings.push(Finding::new(Kind::BadBounds, message, hand_edited));
     }
     findings
 }

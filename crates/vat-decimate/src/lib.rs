@@ -36,10 +36,15 @@
 //! point to the nearest decimated triangle, maximum and mean. [`pose_error`] does
 //! that for a full model and its decimation evaluated in the same pose.
 //!
+//! [`lod::Simplifier`] makes levels of detail that keep a subset of a model's own
+//! points (meshoptimizer's edge collapse, borders locked, every uv island kept), for
+//! LODs that play from the one texture of the finest bake.
+//!
 //! What it does not do: evaluate animation (the caller evaluates both models, see
 //! `vat-skin`), touch files, or recompute normals.
 //!
-//! Dependencies: of this workspace, only `vat-model` (plus `glam` and `thiserror`).
+//! Dependencies: of this workspace, only `vat-model` (plus `glam`, `thiserror`, and
+//! `meshopt` for the levels of detail).
 //! It must do no file I/O and must not depend on any other stage crate
 //! (`vat-gltf`, `vat-skin`, `vat-bounds`, `vat-ktx2`, `vat-audit`) or on `vatbake`;
 //! `vat-gltf`, `vat-skin` and `vat-bench` appear only as dev-dependencies, for its
@@ -94,6 +99,7 @@
 
 mod cluster;
 mod distance;
+pub mod lod;
 mod merge;
 mod sets;
 mod weld;

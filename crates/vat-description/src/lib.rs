@@ -83,6 +83,11 @@ pub struct Description {
     /// How the source was decimated to the baked points, and what it cost; null
     /// when every source point was baked.
     pub decimation: Option<Decimation>,
+    /// Coarser rest meshes that play from the same texture (`--lods`), finest first
+    /// after `mesh` (which is level 0): each one's points are a subset of the baked
+    /// points, its TEXCOORD_1 their columns. Absent without `--lods`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lods: Vec<Lod>,
     /// Present on a bone bake (`--mode bones`) only: the texture holds joint
     /// matrices, not points, and the rest mesh is skinned by them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -314,6 +319,10 @@ pub struct Settings {
     /// every row) or "bones" (joint matrices; `bones` in the description).
     #[serde(default, skip_serializing_if = "is_vertex_mode")]
     pub mode: BakeMode,
+    /// `--lods`: the levels of detail asked for, points or fractions of the baked
+    /// points, comma-separated (`"1000,250"`, `"0.5,0.25"`); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lods: Option<String>,
     /// `--rest-mesh`: how the rest GLB stores its vertices and triangles: "plain" (the
     /// default, not written: floats and plain indices) or "meshopt"
     /// (`EXT_meshopt_compression`, normals as normalized 16-bit integers under `KHR_mesh_quantization`).
@@ -586,6 +595,61 @@ pub struct Decimation {
     /// least one each), at the middles of equal spans of each clip (see
     /// `vat_decimate::measured_rows`).
     pub rows_measured: u32,
+}
+
+/// One coarser level of the rest mesh (`--lods`): a simplification of the baked mesh
+/// whose vertices are a subset of its points, so it plays from the same texture
+/// through its own TEXCOORD_1 (each vertex's column, as in `mesh`); no texel of its own.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Lod {
+    /// File name of the GLB, relative to the description file: `<name>.lod<N>.rest.glb`,
+    /// N from 1 (`mesh.file` is level 0).
+    pub file: String,
+    /// Points the level keeps, each one texture column of the bake (the GLB adds two
+    /// unreferenced bounds corners after them).
+    pub points: u32,
+    /// Triangles of the level.
+    pub triangles: u32,
+    /// SHA-256 of the GLB file's bytes, lowercase hex.
+    pub sha256: String,
+    /// Largest distance between the level's surface and the finest bake's over every
+    /// row of every clip, in model units: each baked point to the level's nearest
+    /// triangle, and each level triangle's corners, edge midpoints and centroid to the
+    /// finest surface's nearest triangle (the larger of the two), positions as the
+    /// texture decodes them.
+    pub max_error: f32,
+    /// Mean of those distances, in model units.
+    pub mean_error: f32,
+    /// `max_error` over the diagonal of the animation bounds.
+    pub max_error_fraction: f32,
+    /// `mean_error` over the diagonal of the animation bounds.
+    pub mean_error_fraction: f32,
+    /// Rows the error was measured on: every row of every clip.
+    pub rows_measured: u32,
+    /// When the level may be shown, at the stated pixel tolerance.
+    pub switch: LodSwitch,
+}
+
+/// When a level may replace the finer ones: its `max_error` projects to at most
+/// `pixels` on a screen `screen_height` pixels tall.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LodSwitch {
+    /// The largest projected error allowed, in pixels.
+    pub pixels: f32,
+    /// The screen's height in pixels the tolerance is stated at.
+    pub screen_height: u32,
+    /// The vertical field of view `distance` is stated at, in degrees.
+    pub vertical_fov_degrees: f32,
+    /// The level may be shown while the animation bounds' diagonal covers at most this
+    /// fraction of the screen's height, at any field of view:
+    /// `pixels / (screen_height × max_error_fraction)`.
+    pub screen_fraction: f32,
+    /// The nearest distance from the camera, in model units, at which the level may be
+    /// shown with a perspective camera of `vertical_fov_degrees`:
+    /// `max_error × screen_height / (2 × pixels × tan(fov / 2))`.
+    pub distance: f32,
 }
 
 /// One clip's rows in the texture.
@@ -1041,6 +1105,30 @@ pub fn from_value(value: serde_json::Value) -> Result<Description, ReadError> {
     })
 }
 
+/// [`from_value`] straight from a description file's bytes, without the intermediate
+/// `serde_json::Value` (which takes many times the file's size in memory): the same
+/// errors, naming the field, without the line and column.
+///
+/// ```
+/// let error = vat_description::from_slice(br#"{"format": 1}"#).unwrap_err();
+/// assert_eq!(error.field, "format");
+/// assert_eq!(error.to_string(), "format: invalid type: integer `1`, expected a string");
+/// ```
+pub fn from_slice(bytes: &[u8]) -> Result<Description, ReadError> {
+    let mut json = serde_json::Deserializer::from_slice(bytes);
+    let without_place = |e: serde_json::Error| {
+        let message = e.to_string();
+        let place = format!(" at line {} column {}", e.line(), e.column());
+        message.strip_suffix(&place).map_or(message.clone(), str::to_string)
+    };
+    let description = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let field = e.path().to_string();
+        ReadError { field: if field == "." { String::new() } else { field }, message: without_place(e.into_inner()) }
+    })?;
+    json.end().map_err(|e| ReadError { field: String::new(), message: without_place(e) })?;
+    Ok(description)
+}
+
 /// SHA-256 of `bytes` as lowercase hex: how the description records the source's and
 /// the alias table's hashes, and how they are compared.
 ///
@@ -1067,6 +1155,16 @@ pub fn description_file(name: &str) -> String {
 /// `<name>.vat.ktx2`, `<name>.vat.png`.
 pub fn texture_file(name: &str, container: TextureFormat) -> String {
     format!("{name}.vat.{container}")
+}
+
+/// The file name of level `level` (from 1) of the rest mesh for the stem `name`:
+/// `<name>.lod<level>.rest.glb`.
+///
+/// ```
+/// assert_eq!(vat_description::lod_file("Fox", 2), "Fox.lod2.rest.glb");
+/// ```
+pub fn lod_file(name: &str, level: usize) -> String {
+    format!("{name}.lod{level}.rest.glb")
 }
 
 /// The rest mesh's file name for the stem `name`: `<name>.rest.glb`.

@@ -157,10 +157,21 @@ pub(crate) fn resolve_uri(model_file: &Path, uri: &str) -> Result<PathBuf, LoadE
     Ok(folder.join(clean))
 }
 
+/// `std::fs::read` of a regular file only: anything else (a FIFO, a device, a socket,
+/// a folder) is an error of kind `InvalidInput` saying what it is, before it is opened.
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a folder" } else { "not a regular file (a FIFO, a device or a socket)" };
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{what}: refused")));
+    }
+    std::fs::read(path)
+}
+
 /// Reads a file a URI names; the error names the model, the URI and the file.
 pub(crate) fn read_external(model_file: &Path, uri: &str, what: &str) -> Result<Vec<u8>, LoadError> {
     let path = resolve_uri(model_file, uri)?;
-    std::fs::read(&path).map_err(|e| {
+    read_regular(&path).map_err(|e| {
         LoadError::new(model_file, ErrorKind::Io, format!("cannot read {what} \"{uri}\" ({}): {e}", path.display()))
             .with_hint("copy the file next to the model, or export as a single .glb")
     })

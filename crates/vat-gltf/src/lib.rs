@@ -111,11 +111,16 @@ pub struct Loaded {
     pub first_influence_set: Option<Vec<([u16; 4], [f32; 4])>>,
 }
 
-/// Reads a model file, with an error that names it.
+/// Reads a model file, with an error that names it. Only a regular file (after
+/// following links) is read: a FIFO would hang the reader and a device such as
+/// `/dev/zero` never ends, so either is refused before it is opened.
 pub fn read_file(path: &Path) -> Result<Vec<u8>, LoadError> {
-    std::fs::read(path).map_err(|e| {
-        let hint =
-            if e.kind() == std::io::ErrorKind::NotFound { "check the path" } else { "check the file's permissions" };
+    container::read_regular(path).map_err(|e| {
+        let hint = match e.kind() {
+            std::io::ErrorKind::NotFound => "check the path",
+            std::io::ErrorKind::InvalidInput => "pass the model file itself (.glb or .gltf)",
+            _ => "check the file's permissions",
+        };
         LoadError::new(path, ErrorKind::Io, format!("cannot read the model: {e}")).with_hint(hint)
     })
 }

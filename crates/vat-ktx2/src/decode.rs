@@ -77,6 +77,7 @@ pub(crate) fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
         limit: MAX_IMAGE_BYTES,
     })?;
     reject_dfd_ktx2_cannot_parse(bytes, &header)?;
+    check_sections(bytes, &header)?;
 
     let reader = ktx2::Reader::new(bytes)?;
     check_dfd(reader.basic_dfd())?;
@@ -98,6 +99,23 @@ pub(crate) fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
         other => return Err(Ktx2Error::UnsupportedSupercompression(other)),
     };
     Ok(Rgba16Image { width, height, texels })
+}
+
+/// Every section the `ktx2` crate reads lies within the file: the key/value data, the
+/// supercompression global data, the level index and each level's bytes. That crate
+/// reports any of these as "unexpected end of buffer"; here the error names the part
+/// and its bytes.
+fn check_sections(bytes: &[u8], header: &FixedHeader) -> Result<(), Ktx2Error> {
+    let long = |at: usize| bytes.get(at..at + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or_default()));
+    section(bytes, header.kvd_byte_offset.into(), header.kvd_byte_length.into(), "the key/value data")?;
+    section(bytes, long(64), long(72), "the supercompression global data")?;
+    let levels = u64::from(header.level_count.max(1));
+    section(bytes, HEADER_LEN as u64, levels * 24, "the level index")?;
+    for level in 0..levels as usize {
+        let at = HEADER_LEN + level * 24;
+        section(bytes, long(at), long(at + 8), "a level's data")?;
+    }
+    Ok(())
 }
 
 /// Format, `typeSize` and texture type: one 2D image of RGBA16 UNORM texels.

@@ -104,13 +104,16 @@ pub enum Ktx2Error {
         expected: u64,
     },
 
-    /// Writing the file failed, or reading it in [`crate::read_header_from`].
-    #[error("{0}")]
-    Io(#[source] std::io::Error),
+    /// Writing the file failed, or reading it in [`crate::read_header_from`]. Transparent:
+    /// the I/O error's message once ("No space left on device" was printed twice, as this
+    /// error's message and again as its source's).
+    #[error(transparent)]
+    Io(std::io::Error),
 
-    /// Zstandard refused to compress or to inflate.
+    /// Zstandard refused to compress or to inflate (the message already holds the
+    /// Zstandard error's, so it is not repeated as a source).
     #[error("Zstandard: {0}")]
-    Zstd(#[source] std::io::Error),
+    Zstd(std::io::Error),
 
     /// The PNG encoder failed.
     #[error("PNG encoding: {0}")]
@@ -127,4 +130,27 @@ pub enum Ktx2Error {
     /// A file that starts as a PNG but has no readable header (IHDR chunk).
     #[error("{0}")]
     PngHeader(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "No space left on device" was printed twice: once as this error's message, again
+    /// as its source's.
+    #[test]
+    fn an_io_error_is_told_once() {
+        for error in [
+            Ktx2Error::Io(std::io::Error::from_raw_os_error(28)),
+            Ktx2Error::Zstd(std::io::Error::from_raw_os_error(28)),
+        ] {
+            let mut chain = error.to_string();
+            let mut source = std::error::Error::source(&error);
+            while let Some(inner) = source {
+                chain += &format!(": {inner}");
+                source = inner.source();
+            }
+            assert_eq!(chain.matches("os error 28").count(), 1, "{chain}");
+        }
+    }
 }

@@ -111,6 +111,32 @@ fn huge_dimensions_are_refused_before_allocating() {
     assert!(largest < 64 * 1024, "allocated {largest}");
 }
 
+/// Each part of the file cut short is named (the `ktx2` crate said "unexpected end of
+/// buffer" for nine different faults, issue 27).
+#[test]
+fn a_truncation_names_the_part_cut() {
+    let (_, file) = valid_file();
+    let message = |len: usize| decode_ktx2(&file[..len]).unwrap_err().to_string();
+    for len in 0..file.len() {
+        assert!(!message(len).contains("unexpected end"), "{len} bytes: {}", message(len));
+    }
+    let level = u64_at(&file, offset::LEVEL0_OFFSET);
+    let level_end = level + u64_at(&file, offset::LEVEL0_LENGTH);
+    assert_eq!(message(40), "file is truncated: the header needs bytes 0..80 but the file has 40");
+    assert_eq!(message(90), "file is truncated: the data format descriptor needs bytes 104..196 but the file has 90");
+    assert_eq!(message(200), "file is truncated: the key/value data needs bytes 196..248 but the file has 200");
+    assert_eq!(
+        message(level as usize + 1),
+        format!("file is truncated: a level's data needs bytes {level}..{level_end} but the file has {}", level + 1)
+    );
+    let mut bad = file.clone();
+    set_u32(&mut bad, offset::LEVEL_COUNT, 1000);
+    assert_eq!(
+        decode_ktx2(&bad).unwrap_err().to_string(),
+        format!("file is truncated: the level index needs bytes 80..24080 but the file has {}", file.len())
+    );
+}
+
 #[test]
 fn level_past_the_end_of_the_file_is_an_error() {
     let (_, file) = valid_file();

@@ -2,8 +2,66 @@
 
 mod common;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
 use common::lcg_image;
 use vat_ktx2::{decode_png16, encode_png16, Ktx2Error, Rgba16Image};
+
+/// Counts the bytes the current thread holds, and their peak, so a test can see what a
+/// decode holds at once (tests run on parallel threads, hence per thread). A block
+/// freed by another thread than the one that took it would skew the count; a decode
+/// frees on its own thread.
+struct Counting;
+
+thread_local! {
+    static HELD: Cell<(isize, isize)> = const { Cell::new((0, 0)) };
+}
+
+fn count(change: isize) {
+    // `try_with`: the thread-local may already be gone while a thread shuts down.
+    let _ = HELD.try_with(|held| {
+        let (now, peak) = held.get();
+        held.set((now + change, peak.max(now + change)));
+    });
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size() as isize);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count(-(layout.size() as isize));
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size as isize - layout.size() as isize);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// A PNG decodes into one image's worth of memory: the samples go straight into the
+/// texels (it held two, the bytes and then the texels: a 1 GiB PNG bomb peaked at
+/// 2.1 GB, issue 27).
+#[test]
+fn decoding_holds_one_image_at_a_time() {
+    let image = lcg_image(512, 256, 9);
+    let png = encode_png16(&image).unwrap();
+    let image_bytes = image.texels.len() as isize * 2;
+    HELD.with(|held| held.set((held.get().0, held.get().0)));
+    let before = HELD.with(Cell::get).0;
+    let decoded = decode_png16(&png).unwrap();
+    let peak = HELD.with(Cell::get).1 - before;
+    assert_eq!(decoded, image);
+    // 1,330,296 bytes here for 1,048,576 (the decoder's own buffers besides); 2,378,872 before.
+    assert!(peak < image_bytes * 3 / 2, "peak {peak} bytes for a {image_bytes}-byte image");
+}
 
 #[test]
 fn round_trip_is_exact() {

@@ -409,7 +409,7 @@ impl Layout {
         let max_width = max_width.max(1);
         let bands = points.div_ceil(max_width).max(1);
         let width = points.div_ceil(bands).max(1);
-        Layout { points, rows, width, bands, height: bands * rows }
+        Layout { points, rows, width, bands, height: bands.saturating_mul(rows) }
     }
 
     /// Texels in the image: `width × height`.

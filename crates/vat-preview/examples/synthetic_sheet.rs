@@ -77,8 +77,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bounds = Bounds::of_points(&all).ok_or("no points")?;
     let walk_frames = frames(&walk);
     let clips = [
-        Clip { name: "Walk", slot: Some("walk"), rows: walk_frames.clone() },
-        Clip { name: "Idle", slot: Some("idle"), rows: frames(&idle) },
+        Clip { name: "Walk", slot: Some("walk"), rows: walk_frames.clone(), mesh: None },
+        Clip { name: "Idle", slot: Some("idle"), rows: frames(&idle), mesh: None },
     ];
     for view in [View::Front, View::Side, View::Top] {
         let options = SheetOptions { view, frames: 6, width: 128, height: 128, title: Some("synthetic figure".into()) };

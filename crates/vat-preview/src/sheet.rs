@@ -31,6 +31,9 @@ pub struct Clip<'a> {
     pub slot: Option<&'a str>,
     /// All rows of the clip; the sheet picks its frames from these.
     pub rows: Vec<Frame<'a>>,
+    /// The mesh this row of the sheet is drawn with instead of the sheet's (a level of
+    /// detail over the same points); `None`: the sheet's.
+    pub mesh: Option<&'a Mesh>,
 }
 
 /// How to draw a sheet.
@@ -114,7 +117,7 @@ pub fn pick_rows(rows: usize, frames: usize) -> Vec<usize> {
 /// let positions = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
 /// let normals = [[0.0, 0.0, 1.0]; 3];
 /// let row = Frame { positions: &positions, normals: &normals };
-/// let clips = [Clip { name: "Idle", slot: Some("idle"), rows: vec![row; 10] }];
+/// let clips = [Clip { name: "Idle", slot: Some("idle"), rows: vec![row; 10], mesh: None }];
 /// let bounds = Bounds::of_points(&positions).unwrap();
 /// let options = SheetOptions { frames: 4, width: 64, height: 64, ..SheetOptions::default() };
 /// let sheet = contact_sheet(&Mesh { triangles: vec![[0, 1, 2]] }, &clips, &bounds, &options)?;
@@ -130,7 +133,7 @@ pub fn contact_sheet(mesh: &Mesh, clips: &[Clip<'_>], bounds: &Bounds, options: 
     let camera = Camera::framing(bounds, options.view, w, h)?;
     for clip in clips {
         for &row in &clip.rows {
-            check_frame(mesh, row)?;
+            check_frame(clip.mesh.unwrap_or(mesh), row)?;
         }
     }
 
@@ -192,7 +195,7 @@ pub fn contact_sheet(mesh: &Mesh, clips: &[Clip<'_>], bounds: &Bounds, options: 
         for (j, row) in pick_rows(clip.rows.len(), options.frames as usize).into_iter().enumerate() {
             let x = label_width + j as u64 * (w as u64 + GAP as u64);
             let mut frame = blank.clone();
-            rasterize(&mut frame, &camera, mesh, clip.rows[row]);
+            rasterize(&mut frame, &camera, clip.mesh.unwrap_or(mesh), clip.rows[row]);
             image.blit(&frame, x as i64, top as i64);
             draw_text(&mut image, x as i64, (top + h as u64 + 2) as i64, &format!("#{row}"), DIM);
             cells.push(Cell { clip: i, row, x: x as u32, y: top as u32 });

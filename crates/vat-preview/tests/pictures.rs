@@ -114,6 +114,7 @@ fn sheet_of(mesh: &Mesh, clips: &[TestClip], normals: &[[f32; 3]], options: &She
             name,
             slot,
             rows: rows.iter().map(|r| Frame { positions: r, normals }).collect(),
+            mesh: None,
         })
         .collect();
     contact_sheet(mesh, &clips, &bounds, options).unwrap()
@@ -368,18 +369,22 @@ fn odd_input_is_refused_or_drawn_blank() {
     assert!(matches!(render_frame(&mesh, frame, &bounds, View::Front, 0, 8), Err(Error::Size { .. })));
     assert!(matches!(render_frame(&mesh, frame, &bounds, View::Front, 100_000, 8), Err(Error::Size { .. })));
 
-    let clips = [Clip { name: "Idle", slot: None, rows: vec![frame] }];
+    let clips = [Clip { name: "Idle", slot: None, rows: vec![frame], mesh: None }];
     let options = |frames, width| SheetOptions { frames, width, height: 32, ..SheetOptions::default() };
     assert!(matches!(contact_sheet(&mesh, &clips, &bounds, &options(0, 32)), Err(Error::NoFrames)));
     assert!(matches!(contact_sheet(&mesh, &clips, &bounds, &options(30_000, 30_000)), Err(Error::Size { .. })));
-    let bad_clips = [Clip { name: "Idle", slot: None, rows: vec![short] }];
+    let bad_clips = [Clip { name: "Idle", slot: None, rows: vec![short], mesh: None }];
     assert!(matches!(contact_sheet(&mesh, &bad_clips, &bounds, &options(2, 32)), Err(Error::NormalCount { .. })));
     // No clips, or a clip without rows: a sheet with text only.
     let empty = contact_sheet(&mesh, &[], &bounds, &options(3, 32)).unwrap();
     assert!(empty.cells.is_empty());
-    let no_rows =
-        contact_sheet(&mesh, &[Clip { name: "Death", slot: Some("death"), rows: vec![] }], &bounds, &options(3, 32))
-            .unwrap();
+    let no_rows = contact_sheet(
+        &mesh,
+        &[Clip { name: "Death", slot: Some("death"), rows: vec![], mesh: None }],
+        &bounds,
+        &options(3, 32),
+    )
+    .unwrap();
     assert!(no_rows.cells.is_empty() && no_rows.labels.len() == 1);
 
     assert!(matches!(animate(&mesh, &[], &bounds, View::Front, 8, 8, 30.0), Err(Error::NoRows)));

@@ -150,6 +150,9 @@ pub struct InspectArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 #[derive(Args, Debug)]
@@ -162,6 +165,9 @@ pub struct VerifyArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 #[derive(Args, Debug)]
@@ -192,6 +198,9 @@ pub struct PreviewArgs {
     /// Print what was written as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 /// `WxH` with both between 16 and 2048 pixels.
@@ -252,6 +261,9 @@ pub struct AuditArgs {
     /// Output: one line per finding grouped by unit, or JSON (docs/AUDIT.md).
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT")]
     pub format: AuditFormat,
+    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
+    #[arg(long)]
+    pub follow_links: bool,
 }
 
 /// How the audit prints its findings.

@@ -35,8 +35,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// A file size limit (`ulimit -f`) makes a write past it fail with "File too large"
+/// (an output error, exit 4, the staged files removed) instead of killing the process
+/// with SIGXFSZ before it can say a word.
+fn write_errors_instead_of_sigxfsz() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" before any other thread runs
+    // touches no memory of ours; ignoring SIGXFSZ is what POSIX documents for a process
+    // that handles EFBIG itself.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn run(cli: args::Cli) -> anyhow::Result<u8> {
     if matches!(cli.command, args::Command::Bake(_) | args::Command::Roster(_)) {
+        write_errors_instead_of_sigxfsz();
         messages::clean_up_on_interrupt();
     }
     match cli.command {
@@ -118,8 +132,12 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             }
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
-        args::Command::Audit(args) => print::audit(&audit::audit(&args.settings()?)?, args.format),
+        args::Command::Audit(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+            print::audit(&audit::audit(&args.settings()?)?, args.format)
+        }
         args::Command::Inspect(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
             let inspection = vatbake::inspect::inspect(&args.file)?;
             if args.json {
                 out!("{}", serde_json::to_string_pretty(&inspection)?);
@@ -129,6 +147,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         args::Command::Verify(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
             let settings = vatbake::verify::VerifySettings { description: args.description, source: args.source };
             let report = vatbake::verify::verify(&settings)?;
             if args.json {
@@ -139,6 +158,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
         }
         args::Command::Preview(args) => {
+            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
             let json = args.json;
             let report = vatbake::preview::preview(&args.into_settings())?;
             if json {

@@ -229,6 +229,28 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                     x.rows_measured
                 ),
             }
+            for (level, l) in d.lods.iter().enumerate() {
+                let r = &l.record;
+                out!(
+                    "  lod {}     {}: {} points, {} triangles; error max {:.3e} ({:.3}%), mean {:.3e} ({:.4}%) \
+                     over {} rows; shown below {:.2}% of the screen height, from {:.4} ({} px at {}p, {}°){}",
+                    level + 1,
+                    r.file,
+                    r.points,
+                    r.triangles,
+                    r.max_error,
+                    100.0 * r.max_error_fraction,
+                    r.mean_error,
+                    100.0 * r.mean_error_fraction,
+                    r.rows_measured,
+                    100.0 * r.switch.screen_fraction,
+                    r.switch.distance,
+                    r.switch.pixels,
+                    r.switch.screen_height,
+                    r.switch.vertical_fov_degrees,
+                    if l.on_disk.is_none() { " — missing" } else { "" }
+                );
+            }
             out!(
                 "  settings  fps {}, points {}, max width {}, columns {}, delta {}, zstd {}{}, merge {}{}",
                 d.settings.fps,
@@ -364,6 +386,17 @@ pub fn verify(report: &vatbake::verify::VerifyReport) {
             c.mean_error,
             100.0 * c.mean_error_fraction,
             c.max_normal_error_degrees
+        );
+    }
+    for l in &report.lods {
+        out!(
+            "  {} {:<24} {} points through their own columns, rows 0..{} max {:.3e} ({:.4}%)",
+            if l.passed { " " } else { "!" },
+            l.file,
+            l.points,
+            l.rows_compared,
+            l.max_error,
+            100.0 * l.max_error_fraction
         );
     }
     for f in &report.findings {

@@ -179,7 +179,13 @@ fn audit_unit(
     let hash = |recorded: &Option<String>, file: &str| {
         recorded.as_ref()?;
         check_file_name(file).ok()?;
-        crate::staging::sha256_file(&folder.join(file)).ok()
+        // A regular file in the folder, read no further than a file of its kind may be long.
+        let limit = if file == description.texture.file.as_str() {
+            crate::shipped::read::texture_limit(description)
+        } else {
+            crate::shipped::read::REST_MESH_MAX_BYTES
+        };
+        crate::shipped::read::sha256_regular(&folder.join(file), Some(folder), limit).ok()
     };
     let texture_sha256 = if matches!(texture, TextureFacts::Read(_)) && texture_findings.is_empty() {
         hash(&description.texture.sha256, &description.texture.file)
@@ -189,12 +195,55 @@ fn audit_unit(
     findings.extend(texture_findings);
     let mesh_sha256 = hash(&description.mesh.sha256, &description.mesh.file);
     findings.extend(vat_audit::check_hashes(description, texture_sha256.as_deref(), mesh_sha256.as_deref()));
-    if check_file_name(&description.mesh.file).is_err() || !folder.join(&description.mesh.file).is_file() {
-        findings.push(Finding::new(
-            Kind::MeshMissing,
-            format!("the rest-pose mesh {} is not beside the description", description.mesh.file),
-            "ship the mesh with its description, or re-bake the unit",
-        ));
+    let mesh = folder.join(&description.mesh.file);
+    let mesh_missing =
+        |why: String| Finding::new(Kind::MeshMissing, why, "ship the mesh with its description, or re-bake the unit");
+    if check_file_name(&description.mesh.file).is_err() || std::fs::symlink_metadata(&mesh).is_err() {
+        findings
+            .push(mesh_missing(format!("the rest-pose mesh {} is not beside the description", description.mesh.file)));
+    } else if let Err(why) = crate::shipped::read::open_regular(&mesh, Some(folder)) {
+        // There, but a FIFO, a device, a folder or a link out of the folder: say which.
+        findings.push(mesh_missing(format!("the rest-pose mesh {} cannot be read: {why}", description.mesh.file)));
+    }
+    // The other format's files (`--format`), as `verify` checks them: there, regular
+    // files in the folder, with the recorded size and SHA-256.
+    for record in &description.exports {
+        if let Some((_, message)) = crate::shipped::exports::problem(folder, record) {
+            findings.push(Finding::new(
+                Kind::ExportMismatch,
+                message,
+                "ship the export files with their description, or re-bake the unit",
+            ));
+        }
+    }
+    // The levels of detail (`--lods`): each there, with the bytes it was baked with.
+    for lod in &description.lods {
+        let path = folder.join(&lod.file);
+        let read = check_file_name(&lod.file).map_err(|e| e.to_string()).and_then(|()| {
+            crate::shipped::read::sha256_regular(&path, Some(folder), crate::shipped::read::REST_MESH_MAX_BYTES)
+        });
+        if let Err(why) = &read {
+            // Missing, or a FIFO, a device, a folder or a link out of the folder.
+            findings.push(Finding::new(
+                Kind::MeshMissing,
+                format!("the level of detail {} cannot be read beside the description: {why}", lod.file),
+                "ship every level with its description, or re-bake the unit",
+            ));
+        } else if let Ok(found) = read {
+            if !found.eq_ignore_ascii_case(&lod.sha256) {
+                findings.push(Finding::new(
+                    Kind::MeshMismatch,
+                    format!(
+                        "the level of detail {} is not the one this description was baked with (sha256 {}… \
+                         recorded, {}… found)",
+                        lod.file,
+                        lod.sha256.get(..12).unwrap_or(&lod.sha256),
+                        found.get(..12).unwrap_or(&found)
+                    ),
+                    "the file was edited or belongs to another bake: re-bake the unit",
+                ));
+            }
+        }
     }
     UnitReport { description: read.path.clone(), source: chosen.map(|(p, _)| p.clone()), findings }
 }
@@ -270,20 +319,20 @@ fn read_description(path: &Path) -> Result<Description, Finding> {
             "re-bake the unit with this vatbake, or audit it with the vatbake that wrote it",
         )
     };
-    let bytes = std::fs::read(path).map_err(|e| unreadable(e.to_string()))?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
-    let format = value.get("format").and_then(|f| f.as_str());
-    if format != Some(description::FORMAT) {
-        return Err(unreadable(format!("its format is {format:?}, not \"{}\"", description::FORMAT)));
-    }
-    let version = value.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(description::FORMAT_VERSION as u64) {
-        return Err(unreadable(format!(
-            "format_version {version:?}; this vatbake reads version {}",
-            description::FORMAT_VERSION
-        )));
-    }
-    description::from_value(value).map_err(|e| unreadable(e.to_string()))
+    // A regular file under the description cap, its lists under theirs (shipped::read).
+    let bytes = crate::shipped::read::read_regular(
+        path,
+        None,
+        crate::shipped::read::DESCRIPTION_MAX_BYTES,
+        "bytes a description may have",
+    )
+    .map_err(unreadable)?;
+    crate::shipped::read::parse_description(&bytes).map_err(|fault| match fault {
+        crate::shipped::read::DescriptionFault::NotOurs(why) => unreadable(why),
+        crate::shipped::read::DescriptionFault::TooMany(field, cap) => {
+            unreadable(format!("{field}: more than {cap} entries, the most a description may have"))
+        }
+    })
 }
 
 /// Where the source named `file` may be: under `--sources` by file name, else where
@@ -447,12 +496,16 @@ fn texture_facts(folder: &Path, file: &str) -> TextureFacts {
     if let Err(e) = check_file_name(file) {
         return TextureFacts::Unreadable(e.to_string());
     }
-    match std::fs::File::open(folder.join(file)) {
-        Ok(handle) => match vat_ktx2::read_texture_header(handle) {
+    let path = folder.join(file);
+    if std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+        return TextureFacts::Missing;
+    }
+    // A regular file in the folder only: a FIFO, a device or a link out is unreadable.
+    match crate::shipped::read::open_regular(&path, Some(folder)) {
+        Ok((handle, _)) => match vat_ktx2::read_texture_header(handle) {
             Ok(found) => TextureFacts::Read(found),
             Err(e) => TextureFacts::Unreadable(e.to_string()),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => TextureFacts::Missing,
-        Err(e) => TextureFacts::Unreadable(e.to_string()),
+        Err(e) => TextureFacts::Unreadable(e),
     }
 }

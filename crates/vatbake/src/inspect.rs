@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::description::{
-    ClipEntry, Decimation, Description, ExportFile, Mesh, NormalsMode, Settings, Source, TexelFormat, Texture,
+    ClipEntry, Decimation, Description, ExportFile, Lod, Mesh, NormalsMode, Settings, Source, TexelFormat, Texture,
     TextureFormat,
 };
 use crate::error::Error;
@@ -78,6 +78,9 @@ pub struct DescriptionSummary {
     pub normal_max_error_degrees: f32,
     /// The decimation and its error, if any.
     pub decimation: Option<Decimation>,
+    /// The levels of detail as recorded (`--lods`), with each file's size on disk; absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lods: Vec<LodSummary>,
     /// The clips, in row order.
     pub clips: Vec<ClipEntry>,
 }
@@ -163,9 +166,11 @@ const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn inspect(path: &Path) -> Result<Inspection, Error> {
-    let mut file =
-        std::fs::File::open(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
-    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if let Err(e) = std::fs::symlink_metadata(path) {
+        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+    }
+    // A regular file only: a FIFO or a device is refused before anything is read.
+    let (mut file, bytes) = shipped::read::open_regular(path, None).map_err(Error::input)?;
     let mut head = Vec::new();
     (&mut file)
         .take(33)
@@ -221,8 +226,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
     match kind {
         Kind::Description => describe(path).map(|d| Inspection::Description(Box::new(d))),
         Kind::Ktx2 => {
-            file = std::fs::File::open(path)
-                .map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+            file = shipped::read::open_regular(path, None).map_err(Error::input)?.0;
             let header = vat_ktx2::read_header_from(&mut file).map_err(|e| {
                 Error::usage(format!("{}: not a readable KTX2 texture: {e}; re-bake the unit", path.display()))
             })?;
@@ -235,7 +239,14 @@ pub fn inspect(path: &Path) -> Result<Inspection, Error> {
                 file: path.to_path_buf(),
                 generator: mesh.generator,
                 vertices: mesh.positions.len(),
-                columns: mesh.columns.iter().map(|&c| c as usize + 1).max().unwrap_or(0),
+                // The distinct columns the vertices before the two bounds corners read: the
+                // baked points, or a level of detail's subset of them.
+                columns: {
+                    let mut read: Vec<u32> = mesh.columns[..mesh.columns.len().saturating_sub(2)].to_vec();
+                    read.sort_unstable();
+                    read.dedup();
+                    read.len()
+                },
                 triangles: mesh.triangles.len(),
                 primitives: mesh.primitives,
                 materials: mesh.materials,
@@ -257,6 +268,16 @@ pub struct ExportSummary {
     pub on_disk: Option<u64>,
 }
 
+/// One level of detail, as the description records it.
+#[derive(Clone, Debug, Serialize)]
+pub struct LodSummary {
+    /// The level as recorded: file, points, triangles, error, switch.
+    #[serde(flatten)]
+    pub record: Lod,
+    /// Its size on disk, when it is beside the description.
+    pub on_disk: Option<u64>,
+}
+
 fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
     let d: Description = shipped::read_description(path)?;
     let bounds = shipped::bounds_of(&d);
@@ -267,7 +288,8 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         .map(|m| m.len());
     // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
     let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
-    let raw_bytes = u64::from(d.texture.width) * u64::from(d.texture.height) * texel_bytes;
+    // Saturating: an edited description's shape must not overflow.
+    let raw_bytes = (u64::from(d.texture.width) * u64::from(d.texture.height)).saturating_mul(texel_bytes);
     let gpu_bytes = crate::features::layers::gpu_bytes(&d);
     let on_disk = crate::shipped::exports::sizes_on_disk(folder, &d.exports);
     let exports = d
@@ -299,6 +321,17 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         grid: d.positions.grid,
         normal_max_error_degrees: d.normals.max_error_degrees,
         decimation: d.decimation,
+        lods: d
+            .lods
+            .into_iter()
+            .map(|record| {
+                let on_disk = crate::description::check_file_name(&record.file)
+                    .ok()
+                    .and_then(|()| std::fs::metadata(folder.join(&record.file)).ok())
+                    .map(|m| m.len());
+                LodSummary { record, on_disk }
+            })
+            .collect(),
         clips: d.clips,
     })
 }
@@ -310,12 +343,16 @@ fn ratio(bytes: u64, raw: Option<u64>) -> Option<f64> {
 fn ktx2_summary(path: &Path, header: &vat_ktx2::Ktx2Header, bytes: u64) -> TextureSummary {
     let ours = header.vk_format == vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM;
     let layers = header.layer_count.max(1);
-    let raw = ours.then(|| u64::from(header.width) * u64::from(header.height.max(1)) * u64::from(layers) * 8);
+    let raw =
+        ours.then(|| (u64::from(header.width) * u64::from(header.height.max(1))).saturating_mul(u64::from(layers) * 8));
     let key_values = header
         .key_values
         .iter()
-        .map(|(key, _)| {
-            let value = header.value_str(key).map_or_else(|| "(binary)".to_string(), str::to_string);
+        .map(|(key, value)| {
+            // Each entry's own value, as `value_str` reads it (looking each key up again
+            // made a file of many entries take quadratic time).
+            let text = value.strip_suffix(&[0]).unwrap_or(value);
+            let value = std::str::from_utf8(text).map_or_else(|_| "(binary)".to_string(), str::to_string);
             (key.clone(), value)
         })
         .collect();

@@ -104,6 +104,9 @@ pub struct PreviewCell {
     pub width: u32,
     /// Height of the frame, in pixels.
     pub height: u32,
+    /// The level of detail drawn (`--lods`: 1, 2, …), absent for the rest mesh's rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<u32>,
 }
 
 /// Frames of one shipped row, per rest-mesh vertex.
@@ -164,6 +167,17 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
     let shipped = Shipped::open(&settings.description)?;
     let description = &shipped.description;
     let drawable = Drawable::new(shipped.rest_mesh()?, shipped.points(), &shipped.files.mesh)?;
+    // The levels of detail (`--lods`): each a row of the sheet, the first clip shown
+    // through the level's own mesh (its vertices reading their own columns).
+    let folder = settings.description.parent().unwrap_or(Path::new("."));
+    let levels: Vec<Drawable> = description
+        .lods
+        .iter()
+        .map(|lod| {
+            let path = folder.join(&lod.file);
+            Drawable::new(crate::shipped::read_rest_mesh(&path)?, shipped.points(), &path)
+        })
+        .collect::<Result<_, _>>()?;
 
     let chosen: Vec<&crate::description::ClipEntry> = match &settings.clips {
         None => description.clips.iter().collect(),
@@ -185,6 +199,26 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
         title: Some(format!("{}: {} points, {} rows", description.source.file, description.points, description.rows)),
     };
 
+    // A sheet taller or larger than a picture may be is refused before any row is
+    // decoded (the frames alone of that many clips can take gigabytes): its cells alone
+    // (clips × frame height; clips × frames × frame pixels) are a lower bound of it.
+    let (cells_high, cells_area) = (
+        chosen.len() as u64 * u64::from(settings.height),
+        chosen.len() as u64 * u64::from(settings.frames) * u64::from(settings.width) * u64::from(settings.height),
+    );
+    if cells_high > u64::from(vat_preview::MAX_SIDE) || cells_area > vat_preview::MAX_PIXELS {
+        return Err(Error::input(format!(
+            "{}: {} clips of {} frames of {}×{} pixels do not fit one sheet (each side at most {} pixels, \
+             at most {} pixels): pick fewer with --clips, or draw smaller frames",
+            settings.description.display(),
+            chosen.len(),
+            settings.frames,
+            settings.width,
+            settings.height,
+            vat_preview::MAX_SIDE,
+            vat_preview::MAX_PIXELS
+        )));
+    }
     // Decode only the rows the sheet shows.
     let mut scratch = (vec![Vec3::ZERO; shipped.points()], vec![Vec3::ZERO; shipped.points()]);
     let picks: Vec<Vec<usize>> =
@@ -196,7 +230,7 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
             picks.iter().map(|&k| drawable.frame(&shipped, clip.row as usize + k, &mut scratch)).collect()
         })
         .collect();
-    let clips: Vec<vat_preview::Clip> = chosen
+    let mut clips: Vec<vat_preview::Clip> = chosen
         .iter()
         .zip(picks.iter().zip(&decoded))
         .map(|(clip, (picks, frames))| {
@@ -205,9 +239,27 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
                 .map(|k| frames.get(picks.iter().position(|&p| p == k).unwrap_or(0)).map(as_frame))
                 .collect::<Option<Vec<_>>>()
                 .unwrap_or_default();
-            vat_preview::Clip { name: &clip.name, slot: clip.slot.as_deref(), rows }
+            vat_preview::Clip { name: &clip.name, slot: clip.slot.as_deref(), rows, mesh: None }
         })
         .collect();
+    let level_frames: Vec<Vec<VertexFrame>> = match (chosen.first(), picks.first()) {
+        (Some(clip), Some(picks)) => levels
+            .iter()
+            .map(|level| picks.iter().map(|&k| level.frame(&shipped, clip.row as usize + k, &mut scratch)).collect())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let level_names: Vec<String> =
+        description.lods.iter().enumerate().map(|(k, lod)| format!("lod{} ({} points)", k + 1, lod.points)).collect();
+    if let (Some(first), Some(picks)) = (chosen.first(), picks.first()) {
+        for ((level, frames), name) in levels.iter().zip(&level_frames).zip(&level_names) {
+            let rows = (0..first.rows as usize)
+                .map(|k| frames.get(picks.iter().position(|&p| p == k).unwrap_or(0)).map(as_frame))
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
+            clips.push(vat_preview::Clip { name, slot: Some(first.name.as_str()), rows, mesh: Some(&level.mesh) });
+        }
+    }
     let sheet = vat_preview::contact_sheet(&drawable.mesh, &clips, &bounds, &options)
         .map_err(|e| drawing(&settings.description, e))?;
     let sheet_png = sheet.image.to_png().map_err(|e| drawing(&settings.description, e))?;
@@ -255,19 +307,25 @@ pub fn preview(settings: &PreviewSettings) -> Result<PreviewReport, Error> {
         description: settings.description.clone(),
         files,
         clips: chosen.len(),
-        frames: picks.iter().map(Vec::len).sum(),
+        frames: sheet.cells.len(),
         view: view_name(settings.view),
         sheet_size: [sheet.image.width, sheet.image.height],
         cells: sheet
             .cells
             .iter()
-            .map(|cell| PreviewCell {
-                clip: chosen[cell.clip].name.clone(),
-                row: chosen[cell.clip].row + cell.row as u32,
-                x: cell.x,
-                y: cell.y,
-                width: settings.width,
-                height: settings.height,
+            .map(|cell| {
+                // Past the clips: the levels of detail's rows, each of the first clip.
+                let level = cell.clip.checked_sub(chosen.len()).map(|k| k as u32 + 1);
+                let clip = chosen[if level.is_some() { 0 } else { cell.clip }];
+                PreviewCell {
+                    clip: clip.name.clone(),
+                    row: clip.row + cell.row as u32,
+                    x: cell.x,
+                    y: cell.y,
+                    width: settings.width,
+                    height: settings.height,
+                    level,
+                }
             })
             .collect(),
         elapsed_ms: crate::pipeline::ms(started),

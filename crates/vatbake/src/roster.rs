@@ -207,16 +207,22 @@ impl Unit {
 /// The unit's last description, if that bake used these exact bytes, settings and
 /// tool version and its files are still there: the size the description records, and
 /// the SHA-256 where it records one (a texture or mesh from another bake, left by one
-/// killed between its renames, is not up to date), and every `--format` file it records
-/// with its size and SHA-256.
+/// killed between its renames, is not up to date), every `--format` file it records
+/// with its size and SHA-256, and every level of detail (`--lods`) with its SHA-256.
 fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Description> {
-    let text = std::fs::read(settings.out_dir.join(settings.description_file())).ok()?;
-    let description = serde_json::from_slice::<Description>(&text).ok()?;
+    use crate::shipped::read;
+    let dir = &settings.out_dir;
+    let text =
+        read::read_regular(&dir.join(settings.description_file()), Some(dir), read::DESCRIPTION_MAX_BYTES, "").ok()?;
+    let description = read::parse_description(&text).ok()?;
+    // Regular files in the folder only (a FIFO or a device is not up to date, nor read),
+    // hashed no further than their recorded size.
     let file_ok = |name: &str, bytes: Option<u64>, sha256: &Option<String>| {
         check_file_name(name).is_ok()
-            && std::fs::metadata(settings.out_dir.join(name)).is_ok_and(|m| bytes.is_none_or(|b| m.len() == b))
+            && read::open_regular(&dir.join(name), Some(dir)).is_ok_and(|(_, len)| bytes.is_none_or(|b| len == b))
             && sha256.as_ref().is_none_or(|recorded| {
-                staging::sha256_file(&settings.out_dir.join(name)).is_ok_and(|found| found == *recorded)
+                let limit = bytes.unwrap_or(read::REST_MESH_MAX_BYTES);
+                read::sha256_regular(&dir.join(name), Some(dir), limit).is_ok_and(|found| found == *recorded)
             })
     };
     let fresh = description.generator == GENERATOR
@@ -234,7 +240,8 @@ fn up_to_date(settings: &BakeSettings, source_sha256: &str) -> Option<Descriptio
         })
         // And the name map they were bound with (read with the settings).
         && description.animation_names.as_ref().map(|r| r.sha256.as_str())
-            == settings.animation_names.file.as_ref().map(|_| settings.animation_names.sha256.as_str());
+            == settings.animation_names.file.as_ref().map(|_| settings.animation_names.sha256.as_str())
+        && description.lods.iter().all(|l| file_ok(&l.file, None, &Some(l.sha256.clone())));
     fresh.then_some(description)
 }
 
@@ -461,7 +468,8 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
         // What a killed run left in the unit's folder goes, whether it is rebaked or not.
         staging::remove_abandoned(&settings.out_dir);
         if !force {
-            if let Ok(bytes) = std::fs::read(&settings.input) {
+            // A FIFO or a device as a source is refused here too (the bake says so).
+            if let Ok(bytes) = vat_gltf::read_file(&settings.input) {
                 if let Some(description) = up_to_date(&settings, &description::sha256_hex(&bytes)) {
                     return Ok(Done::Skipped(Box::new(description), settings.out_dir));
                 }

@@ -49,6 +49,92 @@ impl std::fmt::Display for PointBudget {
     }
 }
 
+/// One level of `--lods`: a number of points, or a fraction of the baked points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LodBudget {
+    /// At most this many points (at least 1).
+    Points(u32),
+    /// This fraction of the baked points, rounded (above 0, below 1).
+    Ratio(f32),
+}
+
+impl LodBudget {
+    /// The points this level may keep, of a bake of `points` points.
+    pub fn of(self, points: usize) -> usize {
+        match self {
+            LodBudget::Points(n) => n as usize,
+            LodBudget::Ratio(r) => ((r as f64 * points as f64).round() as usize).max(1),
+        }
+    }
+}
+
+impl std::fmt::Display for LodBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LodBudget::Points(n) => write!(f, "{n}"),
+            LodBudget::Ratio(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+/// `--lods`: the coarser levels of the rest mesh, finest first, each a number of
+/// points (`1000,250`) or a fraction of the baked points (`0.5,0.25`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LodChain(pub Vec<LodBudget>);
+
+impl std::str::FromStr for LodChain {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut levels = Vec::new();
+        for text in s.split(',').map(str::trim) {
+            let level = if text.contains(['.', 'e', 'E']) {
+                match text.parse::<f32>() {
+                    Ok(r) if r > 0.0 && r < 1.0 => LodBudget::Ratio(r),
+                    _ => {
+                        return Err(format!(
+                            "\"{text}\" is not a level: give a number of points (e.g. 1000) or a fraction of the \
+                             baked points between 0 and 1 (e.g. 0.5)"
+                        ))
+                    }
+                }
+            } else {
+                match text.parse::<u32>() {
+                    Ok(n) if n > 0 => LodBudget::Points(n),
+                    _ => {
+                        return Err(format!(
+                            "\"{text}\" is not a level: give a number of points of at least 1 (e.g. 1000) or a \
+                             fraction of the baked points (e.g. 0.5)"
+                        ))
+                    }
+                }
+            };
+            // Two levels of one kind are compared here; points against a fraction, at the bake.
+            if let Some(&before) = levels.last() {
+                let decreasing = match (before, level) {
+                    (LodBudget::Points(a), LodBudget::Points(b)) => b < a,
+                    (LodBudget::Ratio(a), LodBudget::Ratio(b)) => b < a,
+                    _ => true,
+                };
+                if !decreasing {
+                    return Err(format!(
+                        "{level} after {before}: each level must keep fewer points than the one before; \
+                         list them finest first, e.g. 1000,250"
+                    ));
+                }
+            }
+            levels.push(level);
+        }
+        Ok(LodChain(levels))
+    }
+}
+
+impl std::fmt::Display for LodChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let texts: Vec<String> = self.0.iter().map(LodBudget::to_string).collect();
+        f.write_str(&texts.join(","))
+    }
+}
+
 /// The texture's file format (`--texture-format`); the description's `texture.container`.
 pub use vat_description::TextureFormat;
 
@@ -132,6 +218,8 @@ pub struct BakeSettings {
     pub animation_names: AnimationNames,
     /// Which of their translation tracks play (`--animation-translations`).
     pub animation_translations: AnimationTranslations,
+    /// The coarser levels of the rest mesh (`--lods`); empty: none.
+    pub lods: LodChain,
     /// How the rest GLB stores its mesh (`--rest-mesh`).
     pub rest_mesh: RestMeshEncoding,
 }
@@ -178,6 +266,11 @@ impl BakeSettings {
         description::mesh_file(&self.name)
     }
 
+    /// The file name of level `level` (from 1) of the rest mesh, `<name>.lod<level>.rest.glb`.
+    pub fn lod_file(&self, level: usize) -> String {
+        description::lod_file(&self.name, level)
+    }
+
     /// The settings as the description file records them.
     pub fn recorded(&self) -> description::Settings {
         description::Settings {
@@ -211,6 +304,7 @@ impl BakeSettings {
             max_height: self.max_height,
             normals: self.normals,
             animation_translations: self.animation_translations,
+            lods: (!self.lods.0.is_empty()).then(|| self.lods.to_string()),
             rest_mesh: self.rest_mesh,
         }
     }
@@ -441,6 +535,13 @@ pub struct BakeOptions {
     #[serde(default, deserialize_with = "parsed")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "vertices|bones"))]
     pub mode: Option<BakeMode>,
+    /// Coarser rest meshes that play from the same texture, finest first: numbers of points (1000,250) or
+    /// fractions of the baked points (0.5,0.25). Each is <name>.lodN.rest.glb, a simplification whose points are
+    /// baked points (no texture column of its own), its error over every row and the distance it may be shown
+    /// from recorded in the description's lods. [default: none]
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N,N|R,R"))]
+    pub lods: Option<LodChain>,
     /// How the rest GLB stores its mesh: plain (floats, every glTF reader) or meshopt (EXT_meshopt_compression,
     /// normals as 16-bit integers under KHR_mesh_quantization; positions and the column uv exact), for web builds whose
     /// loader has a meshopt decoder (three.js's GLTFLoader with MeshoptDecoder) [default: plain]
@@ -679,6 +780,7 @@ impl BakeOptions {
             animations: self.animations.unwrap_or_default(),
             animation_names: AnimationNames::load(self.animation_names.as_deref())?,
             animation_translations: self.animation_translations.unwrap_or_default(),
+            lods: self.lods.unwrap_or_default(),
             rest_mesh: self.rest_mesh.unwrap_or_default(),
         })
     }
@@ -751,6 +853,7 @@ impl BakeOptions {
             animation_names: None,
             animation_translations: (s.animation_translations != AnimationTranslations::default())
                 .then_some(s.animation_translations),
+            lods: s.lods.as_deref().map(|l| read("lods", l)).transpose()?,
             rest_mesh: (s.rest_mesh != RestMeshEncoding::default()).then_some(s.rest_mesh),
         })
     }
@@ -816,6 +919,7 @@ fn bone_mode_checks(
         (options.root_motion.is_some(), "--root-motion"),
         (options.normals.is_some(), "--normals"),
         (options.max_size.is_some() || options.device.is_some(), "--max-size/--device"),
+        (options.lods.is_some(), "--lods"),
         (options.rest_mesh.is_some_and(|m| m != RestMeshEncoding::Plain), "--rest-mesh"),
     ];
     if let Some((_, flag)) = playback.iter().find(|(given, _)| *given) {
@@ -880,6 +984,7 @@ mod tests {
             animations: Some(vec!["library.glb".into()]),
             animation_names: Some(name_map_file()),
             animation_translations: Some(AnimationTranslations::Root),
+            lods: Some("1000,250".parse().unwrap()),
             rest_mesh: Some(RestMeshEncoding::Meshopt),
         }
     }
@@ -910,6 +1015,7 @@ mod tests {
             max_size: Some(MaxSize { width: 1024, height: 512 }),
             device: None,
             normals: Some(NormalsMode::None),
+            lods: Some("0.5,0.125".parse().unwrap()),
             ..every_option()
         }
     }
@@ -927,6 +1033,7 @@ mod tests {
             root_motion: None,
             device: None,
             normals: None,
+            lods: None,
             rest_mesh: None,
             mode: Some(BakeMode::Bones),
             ..every_option()
@@ -991,6 +1098,7 @@ mod tests {
         animations,
         animation_names,
         animation_translations,
+        lods,
         rest_mesh,
     );
 
@@ -1078,5 +1186,29 @@ mod tests {
         assert_eq!(png.delta, Delta::None);
         let smallest = settings_of(BakeOptions { smallest: true, ..BakeOptions::default() });
         assert_eq!((smallest.zstd_level, smallest.zstd_long), (SMALLEST_ZSTD_LEVEL, true));
+    }
+
+    #[test]
+    fn lods_are_points_or_fractions_finest_first() {
+        let chain: LodChain = "1000, 250".parse().unwrap();
+        assert_eq!(chain.0, [LodBudget::Points(1000), LodBudget::Points(250)]);
+        assert_eq!(chain.to_string(), "1000,250");
+        let ratios: LodChain = "0.5,0.25".parse().unwrap();
+        assert_eq!(ratios.0.iter().map(|b| b.of(3273)).collect::<Vec<_>>(), [1637, 818]);
+        assert_eq!(ratios.to_string(), "0.5,0.25");
+        assert_eq!(
+            "250,1000".parse::<LodChain>().unwrap_err(),
+            "1000 after 250: each level must keep fewer points than the one before; list them finest first, e.g. 1000,250"
+        );
+        assert!("0.5,0.5".parse::<LodChain>().unwrap_err().starts_with("0.5 after 0.5:"));
+        for bad in ["0", "1.0", "-3", "half", ""] {
+            let error = bad.parse::<LodChain>().unwrap_err();
+            assert!(error.starts_with(&format!("\"{bad}\" is not a level")), "{bad}: {error}");
+        }
+        let error = settings_of_err(BakeOptions { lods: Some(chain), ..bone_options() });
+        assert_eq!(
+            error.message,
+            "--lods with --mode bones: that is a vertex bake's feature, not written for bone bakes yet; give --mode vertices"
+        );
     }
 }

@@ -3,10 +3,16 @@
 //! of the bake's files are complete, so a failure never leaves a half-written or
 //! mismatched set behind.
 //!
-//! A temporary file is named `.NAME.PID.tmp` (hidden, beside `NAME`, with the writing
-//! process's id). An interrupt handler removes this process's ([`remove_unfinished`]);
-//! what a killed process left behind (SIGKILL, a power cut) is removed by the next bake
-//! into the same folder ([`remove_abandoned`]), once the process is gone.
+//! A temporary file is named `.NAME.PID.RANDOM.tmp` (hidden, beside `NAME`, with the
+//! writing process's id and ten random letters and digits) and created exclusively
+//! (`O_CREAT|O_EXCL`): whatever is already at a name, a file or a link planted by
+//! someone else who may write into the folder, is never opened or written through; a
+//! name that is taken is drawn again. The final rename replaces a link at `NAME` (the
+//! link itself, never the file it points at). An interrupt handler removes this
+//! process's temporary files ([`remove_unfinished`]); what a killed process left behind
+//! (SIGKILL, a power cut) is removed by the next bake into the same folder
+//! ([`remove_abandoned`]), once the process is gone. Files of the older naming
+//! `.NAME.PID.tmp` are removed the same way.
 
 use std::fs;
 use std::io::Write;
@@ -60,17 +66,45 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     Ok(format!("{:x}", hasher.finalize()))
 }
 
-/// The temporary file name of `name` for the process `pid`: `.NAME.PID.tmp`.
-fn temp_name(name: &str, pid: u32) -> String {
-    format!(".{name}.{pid}.tmp")
+/// Random letters and digits in a temporary name: no one can know the name before the
+/// file is there, so no one can plant a link or a file at it.
+const RANDOM_CHARS: usize = 10;
+
+/// Creates a new, empty temporary file for `name` in `dir`, named
+/// `.NAME.PID.RANDOM.tmp`, exclusively (`O_CREAT|O_EXCL`: a link or file already at
+/// the name is never opened; another name is drawn). Its permissions are those of a
+/// file the user creates (0666 less the umask), as before temporary files had random
+/// names; the file is kept (not removed when the handle is dropped).
+fn create_temp(dir: &Path, name: &str) -> std::io::Result<(fs::File, PathBuf)> {
+    let prefix = format!(".{name}.{}.", std::process::id());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp").rand_bytes(RANDOM_CHARS);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let (file, path) = builder.tempfile_in(dir)?.into_parts();
+    let path = path.keep().map_err(|e| e.error)?;
+    Ok((file, path))
 }
 
-/// The process id in a temporary file name of our naming (`.NAME.PID.tmp`, with
-/// `NAME` a plain file name), or `None` for any other name.
+/// The process id in a temporary file name of our naming (`.NAME.PID.RANDOM.tmp`, or
+/// the older `.NAME.PID.tmp`, with `NAME` a plain file name), or `None` for any other
+/// name.
 fn writer_of(file_name: &str) -> Option<u32> {
     let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (name, pid) = inner.rsplit_once('.')?;
-    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) || check_file_name(name).is_err() {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (rest, last) = inner.rsplit_once('.')?;
+    let (name, pid) = match rest.rsplit_once('.') {
+        Some((name, pid))
+            if last.len() == RANDOM_CHARS && last.bytes().all(|b| b.is_ascii_alphanumeric()) && digits(pid) =>
+        {
+            (name, pid)
+        }
+        _ => (rest, last),
+    };
+    if !digits(pid) || check_file_name(name).is_err() {
         return None;
     }
     pid.parse().ok()
@@ -152,17 +186,18 @@ impl Staged {
             remove_abandoned(&self.dir);
         }
         let target = self.dir.join(name);
-        let temp = self.dir.join(temp_name(name, std::process::id()));
         // No fsync: the rename is what keeps readers from a half-written file, and a
         // build step that bakes hundreds of units should not wait on the disk.
+        let (mut file, temp) = create_temp(&self.dir, name)
+            .with_context(|| format!("cannot write {}: cannot create a temporary file beside it", target.display()))?;
         track(&temp);
-        let result = fs::File::create(&temp).map_err(anyhow::Error::from).and_then(|mut file| {
-            write(&mut file)?;
+        let result = write(&mut file).and_then(|()| {
             if self.durable {
                 file.sync_all()?;
             }
             Ok(file.metadata()?.len())
         });
+        drop(file);
         match result {
             Ok(len) => {
                 self.files.push((temp, target));
@@ -232,13 +267,20 @@ impl Staged {
 
     /// Moves an existing `mark` to a temporary name of this process (removed by an
     /// interrupt, or by the next bake once this process is gone), and returns where.
+    /// The name is first taken by an empty file created exclusively, so the rename
+    /// replaces our own file, never one someone else put at a name they guessed.
     fn set_aside<'a>(&self, mark: &'a Path) -> Result<Option<(PathBuf, &'a Path)>> {
         let Some(name) = mark.file_name().map(|n| n.to_string_lossy().into_owned()) else { return Ok(None) };
-        let aside = self.dir.join(temp_name(&format!("{name}.old"), std::process::id()));
+        if fs::symlink_metadata(mark).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Ok(None);
+        }
+        let (_, aside) = create_temp(&self.dir, &format!("{name}.old"))
+            .with_context(|| format!("cannot replace {}: cannot create a temporary file beside it", mark.display()))?;
         track(&aside);
         match fs::rename(mark, &aside) {
             Ok(()) => Ok(Some((aside, mark))),
             Err(e) => {
+                let _ = fs::remove_file(&aside);
                 untrack(&aside);
                 if e.kind() == std::io::ErrorKind::NotFound {
                     Ok(None)
@@ -264,13 +306,78 @@ impl Drop for Staged {
 mod tests {
     use super::*;
 
+    /// The older naming, `.NAME.PID.tmp`, still recognised as ours.
+    fn temp_name(name: &str, pid: u32) -> String {
+        format!(".{name}.{pid}.tmp")
+    }
+
     #[test]
     fn temporary_names_and_their_writers() {
-        assert_eq!(temp_name("Fox.vat.json", 4242), ".Fox.vat.json.4242.tmp");
         assert_eq!(writer_of(".Fox.vat.json.4242.tmp"), Some(4242));
         assert_eq!(writer_of(&temp_name("a", 7)), Some(7));
-        for other in [".Fox.vat.json.tmp", "Fox.vat.json.42.tmp", ".Fox.4x2.tmp", "..42.tmp", ".42.tmp", ".Fox.42"] {
+        assert_eq!(writer_of(".Fox.vat.json.4242.aB3dE5gH7j.tmp"), Some(4242));
+        assert_eq!(writer_of(".Fox.vat.json.old.17.0123456789.tmp"), Some(17));
+        for other in [
+            ".Fox.vat.json.tmp",
+            "Fox.vat.json.42.tmp",
+            ".Fox.4x2.tmp",
+            "..42.tmp",
+            ".42.tmp",
+            ".Fox.42",
+            ".Fox.vat.json.12ab.tmp",
+            ".Fox.vat.json.42.aB3dE5gH7.tmp",
+            ".Fox.vat.json.42.aB3dE5-H7j.tmp",
+        ] {
             assert_eq!(writer_of(other), None, "{other}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (_, made) = create_temp(dir.path(), "Fox.vat.ktx2").unwrap();
+        let made = made.file_name().unwrap().to_str().unwrap().to_string();
+        assert_eq!(writer_of(&made), Some(std::process::id()), "{made}");
+        assert!(made.starts_with(&format!(".Fox.vat.ktx2.{}.", std::process::id())), "{made}");
+    }
+
+    /// Links planted at every name a bake of this process could write to (the older
+    /// predictable temporary names, the names of the set aside description, the final
+    /// names) lead nowhere: no byte lands outside the folder, and every final name is a
+    /// regular file of the new set.
+    #[cfg(unix)]
+    #[test]
+    fn planted_links_are_never_written_through() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let pid = std::process::id();
+        let names = ["u.vat.ktx2", "u.rest.glb", "u.vat.json"];
+        let mut victims = Vec::new();
+        let mut plant = |link: PathBuf| {
+            let victim = outside.path().join(format!("victim{}", victims.len()));
+            fs::write(&victim, b"keep me").unwrap();
+            std::os::unix::fs::symlink(&victim, link).unwrap();
+            victims.push(victim);
+        };
+        for name in names {
+            plant(dir.path().join(temp_name(name, pid)));
+            plant(dir.path().join(temp_name(&format!("{name}.old"), pid)));
+        }
+        // The old description is a link too: it is moved aside, not written through.
+        plant(dir.path().join("u.vat.json"));
+        plant(dir.path().join("u.vat.ktx2"));
+        // A dangling link at a final name: the rename replaces it.
+        std::os::unix::fs::symlink(outside.path().join("nothing"), dir.path().join("u.rest.glb")).unwrap();
+        let mut staged = Staged::new(dir.path());
+        for name in names {
+            staged.write(name, name.as_bytes()).unwrap();
+        }
+        staged.commit().unwrap();
+        for victim in &victims {
+            assert_eq!(fs::read(victim).unwrap(), b"keep me", "{} was written through a link", victim.display());
+        }
+        assert!(!outside.path().join("nothing").exists());
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), victims.len());
+        for name in names {
+            let at = dir.path().join(name);
+            assert!(fs::symlink_metadata(&at).unwrap().file_type().is_file(), "{name} is a regular file");
+            assert_eq!(fs::read(&at).unwrap(), name.as_bytes());
         }
     }
 

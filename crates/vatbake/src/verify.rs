@@ -43,7 +43,7 @@ pub struct VerifyFinding {
     /// A stable code: `source-changed`, `texture-bytes`, `texture-sha256`,
     /// `mesh-sha256`, `texture-unreadable`, `texture-shape`, `points`, `clips`,
     /// `bounds`, `over-tolerance`, `normals`, `frozen-clip`, `rest-pose`, `rest-mesh`,
-    /// `export-missing`, `export-bytes`, `export-sha256`.
+    /// `export-missing`, `export-bytes`, `export-sha256`, `lod-missing`, `lod-sha256`, `lod`.
     pub code: &'static str,
     /// What is wrong, naming the file, clip and row.
     pub message: String,
@@ -76,6 +76,30 @@ pub struct ClipCheck {
     pub passed: bool,
 }
 
+/// One level of detail's comparison: every vertex decoded through its own TEXCOORD_1
+/// on every row, against the fresh evaluation of the point its column holds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LodCheck {
+    /// The level's file.
+    pub file: String,
+    /// Its vertices that read the texture (the bounds corners left out).
+    pub points: u32,
+    /// Rows compared.
+    pub rows_compared: u32,
+    /// Largest distance between a decoded vertex and the fresh point, in model units.
+    pub max_error: f32,
+    /// `max_error` over the bounds diagonal.
+    pub max_error_fraction: f32,
+    /// Whether the level is within the tolerance.
+    pub passed: bool,
+}
+
+/// A level of detail read back: its record and each vertex's column.
+struct LodRead {
+    file: String,
+    columns: Vec<usize>,
+}
+
 /// The outcome of `verify`, as `--json` prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct VerifyReport {
@@ -97,6 +121,9 @@ pub struct VerifyReport {
     pub normal_tolerance_degrees: f32,
     /// Every clip compared, in the description's order.
     pub clips: Vec<ClipCheck>,
+    /// Every level of detail (`--lods`) decoded through its own columns; absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lods: Vec<LodCheck>,
     /// Everything found wrong; empty when the bake is what its source gives.
     pub findings: Vec<VerifyFinding>,
     /// Wall time, in milliseconds.
@@ -148,6 +175,17 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
         }
     }
 
+    // The levels of detail (`--lods`): each there with its recorded SHA-256, its vertices
+    // each reading a column of the bake at that point's rest position.
+    let lods: Vec<LodRead> = match &layout {
+        Some(layout) => d
+            .lods
+            .iter()
+            .filter_map(|record| read_lod(folder, record, layout, rest.as_ref().map(|(mesh, _)| mesh), &mut note))
+            .collect(),
+        None => Vec::new(),
+    };
+
     // The texture is read through the rest mesh's columns: without them, nothing is compared.
     let (rest, columns) = rest.map_or((None, None), |(mesh, columns)| (Some(mesh), Some(columns)));
     let shipped = match (image, layout, columns) {
@@ -165,7 +203,11 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
 
     let bake_settings = recorded_settings(&files, source.clone())?;
     let mut report = evaluate_fresh(&bake_settings, |fresh| {
-        Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings))
+        let mut report = compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings);
+        if let Some(shipped) = shipped.as_ref().filter(|s| s.points() == fresh.layout.points) {
+            report.lods = compare_lods(shipped, fresh, &lods, report.tolerance, report.diagonal, &mut findings);
+        }
+        Ok(report)
     })
     .map_err(Error::from)?;
     report.description = files.path.clone();
@@ -183,9 +225,12 @@ fn read_texture(
     note: &mut impl FnMut(&'static str, String),
 ) -> Option<(vat_ktx2::Rgba16Image, Option<Vec<u16>>)> {
     let d = &files.description;
-    match std::fs::read(&files.texture) {
+    match files.read_texture() {
         Err(e) => {
-            note("texture-unreadable", format!("{}: cannot read the texture: {e}", files.texture.display()));
+            // A regular file too large for its declared shape is its size's finding;
+            // anything else (missing, a FIFO, a device, a link out of the folder) is unreadable.
+            let regular = shipped::read::open_regular(&files.texture, Some(files.folder())).is_ok();
+            note(if regular { "texture-bytes" } else { "texture-unreadable" }, e);
             None
         }
         Ok(bytes) => {
@@ -212,18 +257,25 @@ fn read_texture(
                     );
                 }
             }
-            match files.decode_texture_parts(&bytes) {
-                Ok(image) => match files.check_shape(&image.0) {
-                    Ok(()) => Some(image),
+            // The header's shape first: a texture of another shape is not inflated.
+            match files.check_header(&bytes) {
+                Err((code, why)) => {
+                    note(code, why);
+                    None
+                }
+                Ok(()) => match files.decode_texture_parts(&bytes) {
+                    Ok(image) => match files.check_shape(&image.0) {
+                        Ok(()) => Some(image),
+                        Err(why) => {
+                            note("texture-shape", why);
+                            None
+                        }
+                    },
                     Err(why) => {
-                        note("texture-shape", why);
+                        note("texture-unreadable", why);
                         None
                     }
                 },
-                Err(why) => {
-                    note("texture-unreadable", why);
-                    None
-                }
             }
         }
     }
@@ -236,15 +288,22 @@ fn read_rest(
     note: &mut impl FnMut(&'static str, String),
 ) -> Option<(RestMesh, vat_model::Columns)> {
     let d = &files.description;
-    match shipped::read_rest_mesh(&files.mesh) {
+    match shipped::read_rest_mesh_in(&files.mesh, Some(files.folder())) {
         Err(e) => {
             note("rest-mesh", e.message);
             None
         }
         Ok(mesh) => {
             if let Some(recorded) = &files.hashes.mesh {
-                let bytes = std::fs::read(&files.mesh).unwrap_or_default();
-                if *recorded != description::sha256_hex(&bytes) {
+                // Hashed as read: a regular file in the folder, capped (it may have been
+                // swapped since it was parsed).
+                let found = shipped::read::sha256_regular(
+                    &files.mesh,
+                    Some(files.folder()),
+                    shipped::read::REST_MESH_MAX_BYTES,
+                )
+                .unwrap_or_default();
+                if *recorded != found {
                     note(
                         "mesh-sha256",
                         format!(
@@ -291,6 +350,188 @@ fn read_rest(
             }
         }
     }
+}
+
+/// A level of detail the description records, read back and checked: there, with its
+/// recorded SHA-256 and counts, each vertex reading its own column of the bake (from its
+/// TEXCOORD_1 and the texture's shape), at the rest position of the point that column
+/// holds in the rest mesh `rest`. `None`, with a finding, when it cannot be compared.
+fn read_lod(
+    folder: &Path,
+    record: &description::Lod,
+    layout: &vat_model::Layout,
+    rest: Option<&RestMesh>,
+    note: &mut impl FnMut(&'static str, String),
+) -> Option<LodRead> {
+    if description::check_file_name(&record.file).is_err() {
+        note("lod", format!("{}: not a plain file name; the description was edited", record.file));
+        return None;
+    }
+    let path = folder.join(&record.file);
+    // As every reader of a bake opens its files: a regular file in the folder, capped.
+    let Ok(bytes) =
+        shipped::read::read_regular(&path, Some(folder), shipped::read::REST_MESH_MAX_BYTES, "bytes a mesh may have")
+    else {
+        note(
+            "lod-missing",
+            format!(
+                "{}: the level of detail the description records is missing; ship it with the bake, or re-bake",
+                path.display()
+            ),
+        );
+        return None;
+    };
+    if description::sha256_hex(&bytes) != record.sha256 {
+        note(
+            "lod-sha256",
+            format!(
+                "{}: the level of detail's SHA-256 is not the one its description records: it was edited or is \
+                 from another bake; re-bake the unit",
+                path.display()
+            ),
+        );
+    }
+    let mesh = match shipped::rest_mesh_from_bytes(&bytes) {
+        Ok(mesh) => mesh,
+        Err(why) => {
+            note("lod", format!("{}: {why}", path.display()));
+            return None;
+        }
+    };
+    let kept = record.points as usize;
+    if mesh.positions.len() != kept + 2 || mesh.triangles.len() != record.triangles as usize {
+        note(
+            "lod",
+            format!(
+                "{}: {} vertices and {} triangles, where the description records {} points (and 2 bounds corners) \
+                 and {} triangles",
+                path.display(),
+                mesh.positions.len(),
+                mesh.triangles.len(),
+                kept,
+                record.triangles
+            ),
+        );
+        return None;
+    }
+    let (width, bands) = (layout.width as f64, layout.bands as f64);
+    let columns: Vec<usize> =
+        mesh.uv1[..kept].iter().map(|&[u, v]| ((v * bands).round() * width + (u * width).floor()) as usize).collect();
+    let at_column: Option<Vec<u32>> = rest.map(|rest| {
+        let mut vertex = vec![u32::MAX; layout.points];
+        for (v, &c) in rest.columns.iter().take(layout.points).enumerate() {
+            if let Some(slot) = vertex.get_mut(c as usize) {
+                *slot = v as u32;
+            }
+        }
+        vertex
+    });
+    let mut seen = vec![false; layout.points];
+    for (v, &column) in columns.iter().enumerate() {
+        if column >= layout.points || std::mem::replace(&mut seen[column], true) {
+            note(
+                "lod",
+                format!(
+                    "{}: vertex {v} reads texture column {column}, past the {} points or read by another vertex: \
+                     its TEXCOORD_1 is wrong; re-bake the unit",
+                    path.display(),
+                    layout.points
+                ),
+            );
+            return None;
+        }
+        let twin = at_column.as_ref().map(|at| at[column] as usize).filter(|&t| t != u32::MAX as usize);
+        if let (Some(rest), Some(twin)) = (rest, twin) {
+            if rest.positions[twin] != mesh.positions[v] {
+                note(
+                    "lod",
+                    format!(
+                        "{}: vertex {v} reads texture column {column}, whose point rests at {:?} in the rest mesh, \
+                         not at the vertex's {:?}: its TEXCOORD_1 or its positions are wrong; re-bake the unit",
+                        path.display(),
+                        rest.positions[twin].to_array(),
+                        mesh.positions[v].to_array()
+                    ),
+                );
+                return None;
+            }
+        }
+    }
+    Some(LodRead { file: record.file.clone(), columns })
+}
+
+/// Every level of detail decoded through its own columns on every row, against the
+/// fresh evaluation of the point each column holds; a finding past `tolerance`.
+fn compare_lods(
+    shipped: &Shipped,
+    fresh: &Fresh,
+    lods: &[LodRead],
+    tolerance: f32,
+    diagonal: f32,
+    findings: &mut Vec<VerifyFinding>,
+) -> Vec<LodCheck> {
+    if lods.is_empty() {
+        return Vec::new();
+    }
+    let (points, rows) = (fresh.layout.points, shipped.rows().min(fresh.layout.rows));
+    let worst: Vec<Vec<(f32, usize)>> = (0..rows)
+        .into_par_iter()
+        .map_init(
+            || {
+                (
+                    vec![Vec3A::ZERO; points],
+                    vec![Vec3A::ZERO; points],
+                    vec![Vec3::ZERO; points],
+                    vec![Vec3::ZERO; points],
+                )
+            },
+            |(fp, fnormal, dp, dn), row| {
+                fresh.evaluate_row(row, fp, fnormal);
+                shipped.decode_columns(row, dp, dn);
+                lods.iter()
+                    .map(|lod| {
+                        lod.columns.iter().enumerate().fold((0.0f32, 0), |(max, at), (v, &column)| {
+                            let d = Vec3::from(fp[fresh.columns.point(column)]).distance(dp[column]);
+                            if d > max || d.is_nan() {
+                                (if d.is_nan() { f32::INFINITY } else { d }, v)
+                            } else {
+                                (max, at)
+                            }
+                        })
+                    })
+                    .collect()
+            },
+        )
+        .collect();
+    lods.iter()
+        .enumerate()
+        .map(|(level, lod)| {
+            let (max, vertex, row) = worst
+                .iter()
+                .enumerate()
+                .map(|(row, w)| (w[level].0, w[level].1, row))
+                .fold((0.0f32, 0, 0), |a, b| if b.0 > a.0 { b } else { a });
+            let passed = max <= tolerance;
+            if !passed {
+                findings.push(VerifyFinding {
+                    code: "lod",
+                    message: format!(
+                        "{}: vertex {vertex} decodes {max:.3e} from the source on row {row}, past the tolerance of \
+                         {tolerance:.3e}: its TEXCOORD_1 reads the wrong column; re-bake the unit",
+                        lod.file
+                    ),
+                });
+            }
+            LodCheck {
+                file: lod.file.clone(),
+                points: lod.columns.len() as u32,
+                rows_compared: rows as u32,
+                max_error: max,
+                max_error_fraction: if diagonal > 0.0 { max / diagonal } else { 0.0 },
+                passed,
+            }
+        })
+        .collect()
 }
 
 /// The source a description names: where it records it was (relative to it), then
@@ -416,6 +657,7 @@ fn compare(
         tolerance: tolerance_on(&recorded_bounds, &grid, decimation_error),
         normal_tolerance_degrees: vat_bounds::NORMAL_MAX_ERROR_DEGREES + NORMAL_SLACK_DEGREES,
         clips: Vec::new(),
+        lods: Vec::new(),
         findings: Vec::new(),
         elapsed_ms: 0.0,
     };

@@ -1,4 +1,4 @@
-//! What a killed bake leaves behind (its hidden `.NAME.PID.tmp` files) is removed by
+//! What a killed bake leaves behind (its hidden `.NAME.PID.RANDOM.tmp` or older `.NAME.PID.tmp` files) is removed by
 //! the next bake into the same folder, once the writer is gone; nothing else is.
 
 use std::path::Path;

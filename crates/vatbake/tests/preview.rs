@@ -303,3 +303,43 @@ fn roster_preview_draws_a_sheet_per_unit_and_a_missing_bake_fails_alone() {
     let sheet = Picture::read(&dir.path().join("out/fox/fox.sheet.png"));
     assert!(sheet.width > 6 * 160 && sheet.height > 3 * 160, "{} × {}", sheet.width, sheet.height);
 }
+
+/// A bake with `--lods`: one more row per level, the first clip's frames drawn through
+/// the level's own mesh, where level 0 draws them (within the level's error), not the
+/// same pixels.
+#[test]
+fn each_level_of_detail_is_a_row_of_the_first_clip() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let fox = fixture("Fox/Fox.glb");
+    let bake = vatbake(&["bake", fox.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q", "--lods", "0.5,0.25"]);
+    assert!(bake.status.success(), "{}", stderr(&bake));
+    let sheet = dir.path().join("sheet.png");
+    let description = out.join("Fox.vat.json");
+    let o = vatbake(&["preview", description.to_str().unwrap(), "-o", sheet.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let picture = Picture::read(&sheet);
+    let all = report["cells"].as_array().unwrap();
+    assert_eq!((all.len(), report["frames"].as_u64()), (30, Some(30)), "3 clips and 2 levels × 6 frames");
+    let of_level = |level: u64| -> Vec<&Value> { all.iter().filter(|c| c["level"].as_u64() == Some(level)).collect() };
+    let rest: Vec<&Value> = all.iter().filter(|c| c.get("level").is_none()).collect();
+    assert_eq!(rest.len(), 18);
+    for level in [1, 2] {
+        let cells = of_level(level);
+        assert_eq!(cells.len(), 6);
+        for (cell, fine) in cells.iter().zip(rest.iter().filter(|c| c["clip"] == "Survey")) {
+            assert_eq!((cell["clip"].as_str(), &cell["row"]), (Some("Survey"), &fine["row"]));
+            let (a, b) = (picture.silhouette(cell).unwrap(), picture.silhouette(fine).unwrap());
+            // 160 px frames: level 2's 6.15 % of the diagonal is under 10 px.
+            for k in 0..4 {
+                assert!(
+                    (a[k] as i64 - b[k] as i64).abs() <= 10,
+                    "level {level} row {}: box {a:?}, level 0 {b:?}",
+                    cell["row"]
+                );
+            }
+            assert_ne!(picture.cell(cell), picture.cell(fine), "level {level} is drawn with its own mesh");
+        }
+    }
+}

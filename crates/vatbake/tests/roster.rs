@@ -599,3 +599,35 @@ fn an_interrupted_roster_leaves_only_whole_bakes() {
         assert_eq!((status_of(&report, "a_simple"), status_of(&report, "b_slow")), ("skipped", "baked"));
     }
 }
+
+/// `lods` is a key per unit like any bake setting: the unit gets its levels, and a level
+/// deleted or edited rebakes that unit alone.
+#[test]
+fn a_units_levels_of_detail_are_part_of_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = roster(dir.path(), "", "10\nlods = \"0.6,0.3\"");
+    let fox = dir.path().join("out/fox");
+    expect_rebaked(&file, "first run", &["fox", "morph_cube", "simple"]);
+    let description: Value = serde_json::from_slice(&std::fs::read(fox.join("fox.vat.json")).unwrap()).unwrap();
+    let levels: Vec<(&str, u64)> = description["lods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["file"].as_str().unwrap(), l["points"].as_u64().unwrap()))
+        .collect();
+    // 1728 points: 0.6 and 0.3 of them are 1037 and 518 at most.
+    assert_eq!(levels, [("fox.lod1.rest.glb", 1031), ("fox.lod2.rest.glb", 516)]);
+    assert!(!dir.path().join("out/simple/simple.lod1.rest.glb").exists());
+    expect_rebaked(&file, "nothing changed", &[]);
+    let level = fox.join("fox.lod2.rest.glb");
+    let whole = std::fs::read(&level).unwrap();
+    std::fs::remove_file(&level).unwrap();
+    expect_rebaked(&file, "fox.lod2.rest.glb deleted", &["fox"]);
+    assert_eq!(std::fs::read(&level).unwrap(), whole, "the rebake writes the same level again");
+    let mut edited = whole.clone();
+    let last = edited.len() - 1;
+    edited[last] ^= 1;
+    std::fs::write(&level, &edited).unwrap();
+    expect_rebaked(&file, "fox.lod2.rest.glb edited", &["fox"]);
+    expect_rebaked(&file, "at the end", &[]);
+}

@@ -13,9 +13,14 @@
 //   scene.add(crowd);
 //   renderer.setAnimationLoop((ms) => { crowd.update(ms / 1000); renderer.render(scene, camera); });
 //
+// A bake with levels of detail (`vatbake bake --lods`) plays as a VatCrowd (src/crowd.js):
+//   const crowd = new VatCrowd(vat, 10000);             // one instanced draw per level
+//   crowd.update(ms / 1000, camera);                    // each unit at its level for this camera
+//
 // A bone bake (`vatbake bake --mode bones`) plays with loadBoneVat (src/bones.js).
 export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, mergeRestMeshes, setBakedBounds } from './load.js';
 export { VatMesh, patchMaterial } from './mesh.js';
+export { VatCrowd, lodThresholds, chooseLevel } from './crowd.js';
 export { VAT_GLSL, patchVertexShader } from './glsl.js';
 export { undoDelta } from './delta.js';
 export { clipTable, clipFrame, clipRows, findClip } from './clips.js';

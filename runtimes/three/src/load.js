@@ -96,12 +96,20 @@ export function prepareTexture(texture, renderer, path = 'auto') {
  * @param {import('three').WebGLRenderer} options.renderer  to pick the upload path (and for the loader's detectSupport)
  * @param {'auto'|'integer'|'norm16'} [options.path='auto']
  * @param {GLTFLoader} [options.gltfLoader]  for the rest GLB (default: a new GLTFLoader)
+ * @param {boolean} [options.lods=true]  also load the levels of detail the description
+ *   lists (`vatbake bake --lods`: `NAME.lodN.rest.glb`), for VatCrowd; false: level 0 only
  */
-export async function loadVat(descriptionUrl, { loader, renderer, path = 'auto', gltfLoader = null } = {}) {
+export async function loadVat(descriptionUrl, { loader, renderer, path = 'auto', gltfLoader = null, lods = true } = {}) {
   if (!loader) throw new Error('vatbake: loadVat needs { loader }: a KTX2Loader (three/addons/loaders/KTX2Loader.js)');
   if (!renderer) throw new Error('vatbake: loadVat needs { renderer } to choose the texture upload path');
   const { description, gltf, texture } = await fetchBake(descriptionUrl, checkDescription, { loader, renderer, gltfLoader });
-  return fromParts(description, gltf, texture, { renderer, path });
+  let levels = [];
+  if (lods && description.lods?.length) {
+    const base = new URL(descriptionUrl, globalThis.document?.baseURI ?? globalThis.location?.href);
+    const load = gltfLoader ?? new GLTFLoader();
+    levels = await Promise.all(description.lods.map((l) => load.loadAsync(new URL(l.file, base).href)));
+  }
+  return fromParts(description, gltf, texture, { renderer, path, lods: levels });
 }
 
 /**
@@ -130,9 +138,16 @@ export async function fetchBake(descriptionUrl, check, { loader, renderer, gltfL
  * @param {object} description  the parsed `*.vat.json`
  * @param {{ scene: import('three').Object3D }} gltf  GLTFLoader's result for the rest GLB
  * @param {import('three').DataTexture} texture  KTX2Loader's result for the KTX2
+ * @param {object} [options]
+ * @param {{ scene: import('three').Object3D }[]} [options.lods]  GLTFLoader's results for the
+ *   description's `lods` files, in its order (all of them, or none)
  */
-export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'auto' } = {}) {
+export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'auto', lods: lodGltfs = [] } = {}) {
   checkDescription(description);
+  const listed = description.lods ?? [];
+  if (lodGltfs.length && lodGltfs.length !== listed.length) {
+    throw new Error(`vatbake: ${lodGltfs.length} level-of-detail GLBs given, the description lists ${listed.length} (${listed.map((l) => l.file).join(', ')}): give all of them, in its order, or none`);
+  }
   const { width } = description.texture;
   const logicalHeight = description.texture.height;
   const layers = description.texture.layers ?? 1;
@@ -169,6 +184,15 @@ export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'au
   const texturePath = prepareTexture(texture, renderer, path);
   const { geometry, materials } = restGeometry(gltf.scene);
   setBakedBounds(geometry, description);
+  // The levels of detail: the same texture through their own TEXCOORD_1, the same materials.
+  const lods = lodGltfs.map((g, k) => {
+    const level = restGeometry(g.scene).geometry;
+    if (level.groups.length !== geometry.groups.length) {
+      throw new Error(`vatbake: ${listed[k].file} has ${level.groups.length} primitives, ${description.mesh.file} ${geometry.groups.length}: a level from another bake?`);
+    }
+    setBakedBounds(level, description);
+    return { level: k + 1, description: listed[k], points: listed[k].points, geometry: level };
+  });
 
   // Shared by every material of this bake; VatMesh adds its own clock.
   const uniforms = {
@@ -188,10 +212,12 @@ export function fromParts(description, gltf, ktx2Texture, { renderer, path = 'au
     normals,
     geometry,
     materials,
+    lods,
     clips: clipTable(description),
     uniforms,
     dispose() {
       geometry.dispose();
+      for (const l of lods) l.geometry.dispose();
       texture.dispose();
     },
   };

@@ -70,20 +70,24 @@ export class VatMesh extends InstancedMesh {
    *   of (clones of) the rest GLB's own materials; patched here
    * @param {boolean} [options.interpolate=true]  blend the two rows around the time; false: nearest row
    * @param {string} [options.clip]  every unit's first clip (default: the description's first)
+   * @param {import('three').BufferGeometry} [options.geometry]  drawn instead of the rest
+   *   mesh: a level of detail (`vat.lods[k].geometry`), whose TEXCOORD_1 reads the same texture
+   * @param {object} [options.uniforms]  another VatMesh's `uniforms`, to share its clock
+   *   (VatCrowd's levels); default: this mesh's own
    */
-  constructor(vat, count, { material = null, interpolate = true, clip = null } = {}) {
+  constructor(vat, count, { material = null, interpolate = true, clip = null, geometry: rest = vat.geometry, uniforms: shared = null } = {}) {
     // The rest mesh's attributes and index are shared with the bake; the per-instance
     // attributes are this mesh's own.
     const geometry = new BufferGeometry();
-    for (const [name, attribute] of Object.entries(vat.geometry.attributes)) geometry.setAttribute(name, attribute);
-    geometry.setIndex(vat.geometry.index);
-    for (const g of vat.geometry.groups) geometry.addGroup(g.start, g.count, g.materialIndex);
-    geometry.boundingBox = vat.geometry.boundingBox.clone();
-    geometry.boundingSphere = vat.geometry.boundingSphere.clone();
+    for (const [name, attribute] of Object.entries(rest.attributes)) geometry.setAttribute(name, attribute);
+    geometry.setIndex(rest.index);
+    for (const g of rest.groups) geometry.addGroup(g.start, g.count, g.materialIndex);
+    geometry.boundingBox = rest.boundingBox.clone();
+    geometry.boundingSphere = rest.boundingSphere.clone();
     for (const [name, size] of ATTRIBUTES) {
       geometry.setAttribute(name, new InstancedBufferAttribute(new Float32Array(count * size), size));
     }
-    const uniforms = { ...vat.uniforms, vatTime: { value: 0 } };
+    const uniforms = shared ?? { ...vat.uniforms, vatTime: { value: 0 } };
     // Crossfades compile in on the first setCrossfade (one recompile), not before.
     const options = { norm16: vat.path === 'norm16', interpolate, crossfade: false, layers: vat.arrayTexture, normals: vat.normals !== 'none', separateNormals: vat.normals === 'separate' };
     const drawn = material ?? vat.materials.map((m) => m.clone());

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{BakeReport, Outcome, Run};
 use crate::pipeline::{
-    bounds::*, clips::*, decimate::*, encode::*, evaluate::*, load::*, measure::*, pack::*, sockets::sockets,
+    bounds::*, clips::*, decimate::*, encode::*, evaluate::*, load::*, lods, measure::*, pack::*, sockets::sockets,
     texels::Quantizing, Stage, Watch,
 };
 use crate::settings::BakeSettings;
@@ -17,7 +17,12 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     let (clips, slots) = clips_and_slots(&source.model, settings, &mut run.found.warnings)?;
     // Decimate once, on the bind pose, before anything is evaluated: every row is
     // evaluated on the budgeted points. The source model stays, for the error.
-    let decimation = run.clock.stage(Stage::Decimate, || decimate(&source.model, settings, &mut run.found.warnings))?;
+    // The levels of detail (`--lods`) are simplified from the baked model here too.
+    let (decimation, levels) = run.clock.stage(Stage::Decimate, || {
+        let decimation = decimate(&source.model, settings, &mut run.found.warnings)?;
+        let levels = lods::simplify(baked_model(&source.model, &decimation), settings)?;
+        Ok((decimation, levels))
+    })?;
     run.found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model = baked_model(&source.model, &decimation);
     let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
@@ -29,14 +34,15 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
     if let Some(first_set) = &source.first_influence_set {
         report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut run.found);
     }
-    let decimation = run.clock.stage(Stage::Measure, || {
-        Ok(merged(&decimation).map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds)))
+    let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
+    let (decimation, level_errors) = run.clock.stage(Stage::Measure, || {
+        let decimation = merged(&decimation).map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds));
+        Ok((decimation, lods::measure(&levels, &posed, posed.poses.len(), &quantizing)))
     })?;
     if settings.loop_rows {
         layout = add_loop_rows(&mut posed, &mut sockets, settings);
         format_fits(&layout, settings)?;
     }
-    let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let texture = run
         .clock
         .stage(Stage::Pack, || pack(&posed, &layout, &quantizing, settings, watch, &mut run.staged, &mut run.found))?;
@@ -50,6 +56,8 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRepo
         texture: &texture,
         decimation: decimation.clone(),
         sockets,
+        levels: &levels,
+        level_errors,
     };
     let encoded = run.clock.stage(Stage::Encode, || encode(made, settings))?;
     let outcome = Outcome {

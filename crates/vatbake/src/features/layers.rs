@@ -119,7 +119,8 @@ pub fn gpu_bytes(d: &description::Description) -> u64 {
     let copies = if d.normals.mode == description::NormalsMode::Separate { 2 } else { 1 };
     // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
     let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
-    rows * u64::from(t.width) * texel_bytes * copies
+    // Saturating: an edited description's shape must not overflow.
+    rows.saturating_mul(u64::from(t.width)).saturating_mul(texel_bytes * copies)
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ use crate::settings::{BakeSettings, OutputFormat, GENERATOR};
 /// What encode gives write: the rest mesh, other tools' files and the description, as bytes.
 pub(crate) struct Encoded {
     pub(crate) glb: Vec<u8>,
+    /// The levels of detail's rest meshes (`--lods`), as (name, bytes), finest first.
+    pub(crate) lods: Vec<(String, Vec<u8>)>,
     /// Another tool's files (`--format`, `--target`), as (name, bytes).
     pub(crate) exports: Vec<(String, Vec<u8>)>,
     /// Whether `exports` are staged before the rest mesh (a bone bake's Babylon.js
@@ -47,6 +49,9 @@ pub(crate) struct Made<'a, 'm> {
     /// The decimation and its error, when points were merged.
     pub(crate) decimation: Option<description::Decimation>,
     pub(crate) sockets: Vec<description::Socket>,
+    /// The levels of detail (`--lods`) and their measured error.
+    pub(crate) levels: &'a [super::lods::Level],
+    pub(crate) level_errors: Vec<super::lods::LevelError>,
 }
 
 impl Made<'_, '_> {
@@ -76,11 +81,28 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
         bounds_min,
         bounds_max,
         uv1: None,
+        corner_uv: None,
         merge_materials: false,
         encoding: settings.rest_mesh,
     })
     .context("cannot encode the rest mesh")?;
+    let mut lods = Vec::with_capacity(made.levels.len());
+    for (index, level) in made.levels.iter().enumerate() {
+        let glb = super::lods::write_glb(
+            level,
+            &settings.name,
+            model,
+            rest,
+            layout,
+            columns,
+            (bounds_min, bounds_max),
+            GENERATOR,
+        )
+        .context("cannot encode a level of detail's rest mesh")?;
+        lods.push((settings.lod_file(index + 1), glb));
+    }
     let mut description = describe(&made, &glb, settings);
+    description.lods = super::lods::describe(made.levels, &made.level_errors, &lods, bounds);
     let mut exports = Vec::new();
     if let Some(texels) = texture.plain.as_deref() {
         let finished = crate::pipeline::export::Finished {
@@ -103,7 +125,7 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
         description.target = space;
     }
     let description_json = description_json(&description)?;
-    Ok(Encoded { glb, exports, exports_first: false, description, description_json })
+    Ok(Encoded { glb, lods, exports, exports_first: false, description, description_json })
 }
 
 /// The description of a vertex bake whose rest mesh is `glb`.
@@ -165,6 +187,7 @@ fn describe(made: &Made, glb: &[u8], settings: &BakeSettings) -> Description {
             sha256: Some(description::sha256_hex(glb)),
         },
         decimation,
+        lods: Vec::new(),
         bones: None,
         clips: entries,
         sockets,
@@ -225,7 +248,7 @@ pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<E
     let mut description = describe_bones(made, &glb, bones, settings);
     description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();
     let description_json = description_json(&description)?;
-    Ok(Encoded { glb, exports, exports_first: true, description, description_json })
+    Ok(Encoded { glb, lods: Vec::new(), exports, exports_first: true, description, description_json })
 }
 
 /// The description of a bone bake whose rest mesh is `glb`.
@@ -285,6 +308,7 @@ fn describe_bones(made: &BoneMade, glb: &[u8], bones: Bones, settings: &BakeSett
             sha256: Some(description::sha256_hex(glb)),
         },
         decimation: None,
+        lods: Vec::new(),
         bones: Some(bones),
         sockets: Vec::new(),
         target: None,

@@ -159,6 +159,7 @@ fn mesh_glb(finished: &Finished, mesh: &vat_export::MeshRequest, settings: &Bake
         bounds_min: finished.bounds_min,
         bounds_max: finished.bounds_max,
         uv1: Some(uv1),
+        corner_uv: None,
         merge_materials: mesh.merge_materials,
         encoding: vat_description::RestMeshEncoding::Plain,
     })

@@ -38,10 +38,12 @@ pub(crate) mod pack;
 pub(crate) mod write;
 
 // What the stages share: the evaluation kernels, the rest-mesh writers, the bone
-// bake's palette, other tools' files, and the playback features each applied in its stage.
+// bake's palette, other tools' files, the levels of detail (made in decimate, measured in
+// measure, written in encode), and the playback features each applied in its stage.
 pub(crate) mod bones_mesh;
 pub(crate) mod bones_palette;
 pub(crate) mod export;
+pub(crate) mod lods;
 pub(crate) mod loop_rows;
 pub(crate) mod rest_mesh;
 pub(crate) mod sockets;

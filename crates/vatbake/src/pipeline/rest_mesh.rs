@@ -29,6 +29,10 @@ pub struct RestMesh<'a> {
     /// TEXCOORD_1 of every point when another format addresses the texture its own
     /// way (`--format`); `None`: the column uv of docs/FORMAT.md.
     pub uv1: Option<&'a [Vec2]>,
+    /// TEXCOORD_1 of the two bounds corners; `None`: column 0's uv, or the first
+    /// point's with `uv1`. A level of detail (`--lods`) gives column 0's, which it may
+    /// not keep, so a reader finds the texture's width from the smallest u as in the rest mesh.
+    pub corner_uv: Option<[f32; 2]>,
     /// One primitive per material, the parts sharing it merged (`--format vat3`: three-vat
     /// plays the first mesh it finds); `false`: one primitive per part.
     pub merge_materials: bool,
@@ -67,9 +71,10 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
         Some(uv1) => uv1[p].to_array(),
         None => mesh.layout.column_uv(mesh.columns.column(p)),
     };
-    let corner_uv = match mesh.uv1 {
-        Some(uv1) => uv1.first().map_or([0.0; 2], |uv| uv.to_array()),
-        None => mesh.layout.column_uv(0),
+    let corner_uv = match (mesh.corner_uv, mesh.uv1) {
+        (Some(uv), _) => uv,
+        (None, Some(uv1)) => uv1.first().map_or([0.0; 2], |uv| uv.to_array()),
+        (None, None) => mesh.layout.column_uv(0),
     };
     let uv1s: Vec<f32> = (0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect();
     // The column uv stays float: quantized, a column's centre moves by up to half a

@@ -12,18 +12,20 @@ use crate::error::Error;
 use crate::settings::BakeSettings;
 use crate::staging::Staged;
 
-/// Write: the encoded files staged beside the texture (the rest mesh and other tools'
-/// files, the description last: the set's mark), then all renamed into place together.
+/// Write: the encoded files staged beside the texture (the rest mesh, its levels of
+/// detail and other tools' files, the description last: the set's mark), then all renamed into place together.
 pub(crate) fn write(staged: Staged, encoded: &Encoded, settings: &BakeSettings) -> Result<Vec<PathBuf>> {
     let (mesh_file, description_file) = (settings.mesh_file(), settings.description_file());
     let mesh = (mesh_file.as_str(), encoded.glb.as_slice());
     let exports = encoded.exports.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice()));
+    let lods = encoded.lods.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice()));
     let mut files: Vec<(&str, &[u8])> = Vec::new();
     if encoded.exports_first {
         files.extend(exports);
         files.push(mesh);
     } else {
         files.push(mesh);
+        files.extend(lods);
         files.extend(exports);
     }
     files.push((&description_file, &encoded.description_json));

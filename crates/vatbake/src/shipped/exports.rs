@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use crate::description::{check_file_name, ExportFile};
-use crate::staging;
 
 /// What is wrong with one recorded export file, as a `verify` finding: its code and
 /// message (naming the file); `None` when it is there with the recorded size and SHA-256.
@@ -15,13 +14,17 @@ pub(crate) fn problem(folder: &Path, record: &ExportFile) -> Option<(&'static st
     }
     let path = folder.join(&record.file);
     let shown = path.display();
-    let on_disk = match std::fs::metadata(&path) {
-        Ok(m) => m.len(),
+    if let Err(e) = std::fs::metadata(&path) {
+        return Some((
+            "export-missing",
+            format!("{shown}: cannot read the export file the description records: {e}; bake again"),
+        ));
+    }
+    // A regular file in the folder only; a FIFO, a device or a link out is not read.
+    let on_disk = match super::read::open_regular(&path, Some(folder)) {
+        Ok((_, len)) => len,
         Err(e) => {
-            return Some((
-                "export-missing",
-                format!("{shown}: cannot read the export file the description records: {e}; bake again"),
-            ));
+            return Some(("export-missing", format!("{e}; the description records it as an export file: bake again")));
         }
     };
     if on_disk != record.bytes {
@@ -33,13 +36,13 @@ pub(crate) fn problem(folder: &Path, record: &ExportFile) -> Option<(&'static st
             ),
         ));
     }
-    match staging::sha256_file(&path) {
+    match super::read::sha256_regular(&path, Some(folder), record.bytes) {
         Ok(found) if found == record.sha256 => None,
         Ok(_) => Some((
             "export-sha256",
             format!("{shown}: its SHA-256 is not the one the description records: edited, or written by another bake"),
         )),
-        Err(e) => Some(("export-missing", format!("{shown}: cannot read the export file: {e}"))),
+        Err(e) => Some(("export-missing", format!("{e}; the description records it as an export file"))),
     }
 }
 

@@ -16,6 +16,9 @@
 //! ```
 
 pub(crate) mod exports;
+#[doc(hidden)]
+pub mod fuzz;
+pub mod read;
 
 /// The 16+16 octahedral normal of `--normals separate`, decoded as a reader of the bake does.
 pub use crate::features::normals::decode_normal16;
@@ -30,7 +33,10 @@ use crate::description::{self, Description};
 use crate::error::Error;
 
 /// Reads and parses a description file, refusing anything that is not a vatbake
-/// description of the version this vatbake reads ([`ErrorKind::Usage`](crate::ErrorKind::Usage)).
+/// description of the version this vatbake reads ([`ErrorKind::Usage`](crate::ErrorKind::Usage)),
+/// and anything past the readers' caps: a file that is not a regular file or is larger
+/// than [`read::DESCRIPTION_MAX_BYTES`], a list longer than its cap
+/// ([`read::MAX_CLIPS`] …) ([`ErrorKind::Input`](crate::ErrorKind::Input)).
 ///
 /// ```no_run
 /// let description = vatbake::shipped::read_description("out/Fox.vat.json".as_ref())?;
@@ -38,32 +44,45 @@ use crate::error::Error;
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn read_description(path: &Path) -> Result<Description, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    read_description_in(path, None)
+}
+
+/// [`read_description`] of a description found in `folder` (by a search, not named by
+/// the user): a link out of the folder is refused.
+pub(crate) fn read_description_in(path: &Path, folder: Option<&Path>) -> Result<Description, Error> {
+    let bytes = read_description_bytes(path, folder)?;
     parse_description(path, &bytes)
+}
+
+/// A description file's bytes: a regular file of at most [`read::DESCRIPTION_MAX_BYTES`].
+fn read_description_bytes(path: &Path, folder: Option<&Path>) -> Result<Vec<u8>, Error> {
+    if let Err(e) = std::fs::symlink_metadata(path) {
+        // Missing or unreadable: what the user named is wrong (exit 2).
+        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+    }
+    read::read_regular(path, folder, read::DESCRIPTION_MAX_BYTES, "bytes a description may have")
+        .map_err(|e| Error::input(format!("{e}; give the .vat.json file a bake wrote")))
 }
 
 /// A description's bytes parsed: format and version first, for a clear refusal.
 fn parse_description(path: &Path, bytes: &[u8]) -> Result<Description, Error> {
-    let not_ours = |why: String| {
-        Error::usage(format!(
+    read::parse_description(bytes).map_err(|fault| match fault {
+        read::DescriptionFault::NotOurs(why) => Error::usage(format!(
             "{}: not a vatbake description ({why}); give the .vat.json file a bake wrote, \
              or re-bake the unit with this vatbake",
             path.display()
-        ))
-    };
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| not_ours(format!("not JSON: {e}")))?;
-    let format = value.get("format").and_then(|f| f.as_str());
-    if format != Some(description::FORMAT) {
-        return Err(not_ours(format!("its format is {format:?}, not \"{}\"", description::FORMAT)));
-    }
-    let version = value.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(description::FORMAT_VERSION)) {
-        return Err(not_ours(format!(
-            "format_version {version:?}; this vatbake reads version {}",
-            description::FORMAT_VERSION
-        )));
-    }
-    description::from_value(value).map_err(|e| not_ours(e.to_string()))
+        )),
+        read::DescriptionFault::TooMany(field, cap) => Error::input(format!(
+            "{}: {field}: more than {cap} entries, the most a description may have (docs/FORMAT.md, \
+             \"Reading a bake back\"): refused before reading further; give the .vat.json file a bake wrote",
+            path.display()
+        )),
+    })
+}
+
+/// The folder of a description at `path` (`.` for a bare file name).
+pub(crate) fn folder_of(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// The layout a description declares, checked for consistency with itself
@@ -130,16 +149,21 @@ impl ShippedFiles {
     /// # Ok::<(), vatbake::Error>(())
     /// ```
     pub fn read(path: &Path) -> Result<Self, Error> {
-        let bytes =
-            std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+        let bytes = read_description_bytes(path, None)?;
         let description = parse_description(path, &bytes)?;
-        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let folder = folder_of(path);
         let exports = description.exports.iter().map(|e| &e.file);
         for name in [&description.texture.file, &description.mesh.file].into_iter().chain(exports) {
             check_file_name(name).map_err(|e| {
                 Error::usage(format!("{}: names the file {name:?}: {e}; re-bake the unit", path.display()))
             })?;
         }
+        read::check_fields(&description).map_err(|(field, why)| {
+            Error::input(format!(
+                "{}: {field}: {why}: the description does not fit its texture; re-bake the unit",
+                path.display()
+            ))
+        })?;
         Ok(ShippedFiles {
             path: path.to_path_buf(),
             hashes: RecordedHashes {
@@ -157,11 +181,70 @@ impl ShippedFiles {
     /// (missing, truncated, corrupt, another shape than the description's), naming
     /// the file; `verify` reports it as a finding.
     pub fn decode_texture(&self) -> Result<vat_ktx2::Rgba16Image, String> {
-        let bytes = std::fs::read(&self.texture)
-            .map_err(|e| format!("{}: cannot read the texture: {e}", self.texture.display()))?;
+        let bytes = self.read_texture()?;
         let image = self.decode_texture_bytes(&bytes)?;
         self.check_shape(&image)?;
         Ok(image)
+    }
+
+    /// The folder the description is in: its files are read there only.
+    pub fn folder(&self) -> &Path {
+        folder_of(&self.path)
+    }
+
+    /// The texture file's bytes: a regular file in the description's folder, of at most
+    /// the size the description records for it (`texture.bytes`) and never more than
+    /// [`read::texture_limit`] bytes.
+    pub fn read_texture(&self) -> Result<Vec<u8>, String> {
+        let (shape, recorded) = (read::texture_limit(&self.description), self.description.texture.bytes);
+        let (limit, why) = if recorded < shape {
+            (recorded, "bytes its description records for it (texture.bytes)")
+        } else {
+            (shape, "bytes the texture's declared shape can take")
+        };
+        read::read_regular(&self.texture, Some(self.folder()), limit, why)
+    }
+
+    /// Whether the texture's header (KTX2 or PNG) declares the description's shape:
+    /// checked before anything is inflated, so a texture of another bake, or a small
+    /// file declaring a huge image, is refused without allocating for it.
+    /// The error is `verify`'s finding: its code (`texture-unreadable`, `texture-shape`)
+    /// and message.
+    pub fn check_header(&self, bytes: &[u8]) -> Result<(), (&'static str, String)> {
+        let t = &self.description.texture;
+        let separate = self.description.normals.first_layer.is_some();
+        let (layers, layer_height) = (t.layers.unwrap_or(1), t.layer_height.unwrap_or(t.height));
+        let stored = u64::from(layers) * u64::from(layer_height) * if separate { 2 } else { 1 };
+        let found = match self.description.texture.container {
+            description::TextureFormat::Ktx2 => {
+                let h = vat_ktx2::read_header(bytes).map_err(|e| {
+                    ("texture-unreadable", format!("{}: the texture cannot be decoded: {e}", self.texture.display()))
+                })?;
+                (h.width, u64::from(h.height) * u64::from(h.layer_count.max(1)))
+            }
+            description::TextureFormat::Png => {
+                match vat_ktx2::read_texture_header(std::io::Cursor::new(bytes)) {
+                    Ok(vat_ktx2::TextureFile {
+                        header: vat_ktx2::TextureHeader::Png { width, height, .. }, ..
+                    }) => (width, u64::from(height)),
+                    // Not a PNG: the decoder says what it is.
+                    _ => return Ok(()),
+                }
+            }
+        };
+        if found != (t.width, stored) {
+            return Err((
+                "texture-shape",
+                format!(
+                    "{}: the texture is {}×{} texels, the description says {}×{stored}: it belongs to another bake",
+                    self.texture.display(),
+                    found.0,
+                    found.1,
+                    t.width
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// [`ShippedFiles::decode_texture_bytes`], with the separate normal layers'
@@ -171,6 +254,7 @@ impl ShippedFiles {
         if self.description.bones.is_some() {
             return Err(bone_bake_message(&self.path));
         }
+        self.check_header(bytes).map_err(|(_, why)| why)?;
         let mut image = match self.description.texture.container {
             description::TextureFormat::Png => vat_ktx2::decode_png16(bytes),
             description::TextureFormat::Ktx2 => vat_ktx2::decode_ktx2(bytes),
@@ -303,8 +387,7 @@ impl Shipped {
     /// [`Shipped::open`] from a description already read; the error is the texture's.
     pub fn from_files(files: ShippedFiles) -> Result<Self, String> {
         let layout = layout_of(&files.description).map_err(|e| format!("{}: {e}", files.path.display()))?;
-        let bytes = std::fs::read(&files.texture)
-            .map_err(|e| format!("{}: cannot read the texture: {e}", files.texture.display()))?;
+        let bytes = files.read_texture()?;
         let (image, normal_texels) = files.decode_texture_parts(&bytes)?;
         files.check_shape(&image)?;
         let columns = match files.description.texture.column_order {
@@ -312,7 +395,7 @@ impl Shipped {
                 Columns::from_points((0..layout.points as u32).collect()).expect("a permutation")
             }
             description::ColumnOrder::Spatial | description::ColumnOrder::Joints => {
-                columns_of(&read_rest_mesh(&files.mesh).map_err(|e| e.message)?, layout.points)
+                columns_of(&read_rest_mesh_in(&files.mesh, Some(files.folder())).map_err(|e| e.message)?, layout.points)
                     .map_err(|e| format!("{}: {e}", files.mesh.display()))?
             }
         };
@@ -411,7 +494,7 @@ impl Shipped {
 
     /// The rest mesh beside the description ([`read_rest_mesh`]).
     pub fn rest_mesh(&self) -> Result<RestMesh, Error> {
-        read_rest_mesh(&self.files.mesh)
+        read_rest_mesh_in(&self.files.mesh, Some(self.files.folder()))
     }
 }
 
@@ -425,8 +508,11 @@ pub struct RestMesh {
     /// Rest-pose normal of every vertex (+Y where the file has none).
     pub normals: Vec<Vec3>,
     /// The texture column (point index) each vertex reads, from its TEXCOORD_1:
-    /// `band · width + floor(u · width)`, with `band = round(v · bands)`.
+    /// `band · width + floor(u · width)`, with `band = round(v · bands)` (the width
+    /// from the smallest u, the bands from the distinct v).
     pub columns: Vec<u32>,
+    /// Every vertex's TEXCOORD_1 as stored, for a reader that knows the texture's shape.
+    pub uv1: Vec<[f64; 2]>,
     /// Triangles of every primitive, as vertex indices.
     pub triangles: Vec<[u32; 3]>,
     /// Primitives (one per source primitive with triangles).
@@ -449,13 +535,31 @@ pub struct RestMesh {
 /// # Ok::<(), vatbake::Error>(())
 /// ```
 pub fn read_rest_mesh(path: &Path) -> Result<RestMesh, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::usage(format!("{}: cannot read it: {e}", path.display())))?;
+    read_rest_mesh_in(path, None)
+}
+
+/// [`read_rest_mesh`] of the rest mesh a description in `folder` names: a link out of
+/// the folder is refused. Either way only a regular file of at most
+/// [`read::REST_MESH_MAX_BYTES`] is read.
+pub(crate) fn read_rest_mesh_in(path: &Path, folder: Option<&Path>) -> Result<RestMesh, Error> {
+    if let Err(e) = std::fs::symlink_metadata(path) {
+        return Err(Error::usage(format!("{}: cannot read it: {e}", path.display())));
+    }
+    let bytes = read::read_regular(path, folder, read::REST_MESH_MAX_BYTES, "bytes a rest mesh may have")
+        .map_err(|e| Error::input(format!("{e}; give the .rest.glb file a bake wrote")))?;
     rest_mesh_from(&bytes).map_err(|why| {
         Error::usage(format!(
             "{}: not a vatbake rest mesh ({why}); give the .rest.glb file a bake wrote",
             path.display()
         ))
     })
+}
+
+/// A rest mesh's bytes read as [`read_rest_mesh`] reads a file's (every buffer view and
+/// accessor checked against the binary chunk before anything is allocated); the error
+/// says what is wrong, without a file name. What the fuzz target `rest_mesh` runs.
+pub fn rest_mesh_from_bytes(bytes: &[u8]) -> Result<RestMesh, String> {
+    rest_mesh_from(bytes)
 }
 
 /// The JSON and binary chunks of a GLB.
@@ -571,19 +675,51 @@ fn accessor(
         5121 | 5120 => 1,
         other => return Err(format!("accessor {index} has component type {other}")),
     };
-    let view_index = acc["bufferView"].as_u64().ok_or(format!("accessor {index} has no buffer view"))? as usize;
-    let view = doc["bufferViews"].get(view_index).ok_or(format!("no buffer view {view_index}"))?;
-    let (bin, view_offset) = match decoded.get(view_index).and_then(Option::as_deref) {
-        Some(bytes) => (bytes, 0),
-        None if view["buffer"].as_u64() == Some(0) => (bin, view["byteOffset"].as_u64().unwrap_or(0) as usize),
+    // Every size checked before anything is allocated, as the bake's glTF reader does:
+    // the accessor inside its buffer view, the view inside the binary chunk, no sum or
+    // product wrapping, a stride no shorter than an element.
+    let view_index = acc["bufferView"].as_u64().ok_or(format!("accessor {index} has no buffer view"))?;
+    let view = doc["bufferViews"].get(view_index as usize).ok_or(format!("no buffer view {view_index}"))?;
+    // A meshopt view is read from its decoded bytes, which are the whole view.
+    let (bin, decoded_view) = match decoded.get(view_index as usize).and_then(Option::as_deref) {
+        Some(bytes) => (bytes, true),
+        None if view["buffer"].as_u64() == Some(0) => (bin, false),
         None => return Err("a buffer view outside the GLB's binary chunk".into()),
     };
-    let start = view_offset + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
-    let stride = view["byteStride"].as_u64().map_or(size * width, |s| s as usize);
-    let need = if count == 0 { 0 } else { (count - 1) * stride + size * width };
-    let data = bin
-        .get(start..start.checked_add(need).ok_or("an accessor overflows")?)
-        .ok_or(format!("accessor {index} runs past the binary chunk"))?;
+    let field = |value: &serde_json::Value, name: &str, default: Option<u64>| -> Result<u64, String> {
+        match (&value[name], default) {
+            (serde_json::Value::Null, Some(default)) => Ok(default),
+            (found, _) => found.as_u64().ok_or(format!("accessor {index}'s {name} is not a whole number: {found}")),
+        }
+    };
+    let view_offset = if decoded_view { 0 } else { field(view, "byteOffset", Some(0))? };
+    let view_length = field(view, "byteLength", None)?;
+    let view_end = view_offset
+        .checked_add(view_length)
+        .filter(|&end| end <= bin.len() as u64)
+        .ok_or(format!("buffer view {view_index} runs past the binary chunk ({} bytes)", bin.len()))?;
+    let element = (size * width) as u64;
+    let stride = field(view, "byteStride", Some(element))?;
+    if stride < element {
+        return Err(format!(
+            "buffer view {view_index}'s byteStride {stride} is shorter than an element ({element} bytes)"
+        ));
+    }
+    let offset = field(acc, "byteOffset", Some(0))?;
+    let need = match count as u64 {
+        0 => Some(0),
+        n => (n - 1).checked_mul(stride).and_then(|b| b.checked_add(element)),
+    };
+    let start = view_offset.checked_add(offset);
+    let end = start.zip(need).and_then(|(start, need)| start.checked_add(need));
+    let (Some(start), Some(end)) = (start, end.filter(|&end| end <= view_end)) else {
+        return Err(format!(
+            "accessor {index} ({count} elements, byteOffset {offset}, stride {stride}) runs past its buffer view \
+             {view_index} ({view_length} bytes)"
+        ));
+    };
+    let (start, stride) = (start as usize, stride as usize);
+    let data = &bin[start..end as usize];
     let mut values = Vec::with_capacity(count * width);
     for element in 0..count {
         for c in 0..width {
@@ -610,6 +746,8 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
     let (json, bin) = glb_chunks(bytes)?;
     let doc: serde_json::Value = serde_json::from_slice(json).map_err(|e| format!("its JSON: {e}"))?;
     let decoded = decoded_views(&doc, bin)?;
+    // The bytes the indices may come from: the binary chunk and the decoded views.
+    let data_bytes = bin.len() + decoded.iter().flatten().map(Vec::len).sum::<usize>();
     let accessor = |index: &serde_json::Value, width: usize| accessor(&doc, bin, &decoded, index, width);
     let primitives = doc["meshes"][0]["primitives"].as_array().ok_or("no mesh")?;
     let first = primitives.first().ok_or("a mesh without primitives")?;
@@ -642,6 +780,9 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         })
         .collect();
     let mut triangles = Vec::new();
+    // Primitives may share an index accessor; all of them together still read no more
+    // indices than the binary chunk holds (one byte each at the least).
+    let mut indices_read = 0usize;
     for primitive in primitives {
         if primitive["attributes"] != *attributes {
             return Err("primitives with different vertex attributes".into());
@@ -650,7 +791,15 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         if mode != 4 {
             return Err(format!("a primitive of mode {mode}, not triangles"));
         }
-        let indices = accessor(primitive.get("indices").ok_or("a primitive without indices")?, 1)?;
+        let index = primitive.get("indices").ok_or("a primitive without indices")?;
+        let declared = index.as_u64().and_then(|i| doc["accessors"].get(i as usize)).map(|a| &a["count"]);
+        indices_read = indices_read.saturating_add(declared.and_then(|c| c.as_u64()).unwrap_or(0) as usize);
+        if indices_read > data_bytes {
+            return Err(format!(
+                "its primitives declare {indices_read} indices, more than its {data_bytes} bytes of binary data can hold"
+            ));
+        }
+        let indices = accessor(index, 1)?;
         for t in indices.chunks_exact(3) {
             let triangle = [t[0] as u32, t[1] as u32, t[2] as u32];
             if triangle.iter().any(|&i| i as usize >= positions.len()) {
@@ -671,6 +820,7 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         positions,
         normals,
         columns,
+        uv1: uv1.chunks_exact(2).map(|uv| [uv[0], uv[1]]).collect(),
         triangles,
         primitives: primitives.len(),
         materials: doc["materials"].as_array().map_or(0, Vec::len),

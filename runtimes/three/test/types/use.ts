@@ -2,7 +2,7 @@
 // the documented use of the package type-checks under "strict".
 import * as THREE from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
-import { loadBoneVat, loadVat, VatMesh } from '@vatbake/three';
+import { loadBoneVat, loadVat, VatCrowd, VatMesh } from '@vatbake/three';
 async function main(renderer: THREE.WebGLRenderer) {
   const loader = new KTX2Loader().detectSupport(renderer);
   const vat = await loadVat('x.vat.json', { loader, renderer });
@@ -17,6 +17,18 @@ async function main(renderer: THREE.WebGLRenderer) {
   console.log(st.a.row0, vat.clips[0].loopRow, m.time);
 }
 main;
+async function crowd(renderer: THREE.WebGLRenderer, camera: THREE.PerspectiveCamera) {
+  const loader = new KTX2Loader().detectSupport(renderer);
+  const vat = await loadVat('x.vat.json', { loader, renderer, lods: true });
+  const c = new VatCrowd(vat, 1000, { pixels: 2, screenHeight: renderer.domElement.height, hysteresis: 0.15 });
+  c.castShadow = true;
+  c.setMatrixAt(0, new THREE.Matrix4()).setClip(0, 'Run', { speed: 1.5 });
+  c.update(1, camera);
+  const level0: THREE.InstancedMesh = c.levels[0];
+  console.log(level0.count, c.levelCounts[1], c.verticesPerFrame, vat.lods[0]?.description.switch.distance);
+  c.dispose();
+}
+crowd;
 async function bones(renderer: THREE.WebGLRenderer) {
   const loader = new KTX2Loader().detectSupport(renderer);
   const b = await loadBoneVat('x.vat.json', { loader, renderer, count: 4, material: new THREE.MeshBasicMaterial() });
