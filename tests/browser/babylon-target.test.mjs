@@ -16,6 +16,9 @@ import { artifactsDir, BIN, browserSession, checkedRows, decodeMask, fixture as 
 const ARTIFACTS = artifactsDir('babylon-target');
 
 const FIXTURES = ['Fox', 'CesiumMan', 'Kenney-MiniCharacters', 'Kenney-PlatformerCharacter', 'MorphStressTest'].map((name) => named(name));
+// The Fox's rest GLB under EXT_meshopt_compression (`--rest-mesh meshopt`), read by
+// Babylon's glTF loader with meshoptimizer's decoder.
+FIXTURES.push({ ...named('Fox'), name: 'Fox-rest-meshopt', extra: ['--rest-mesh', 'meshopt'] });
 
 /**
  * The doc's playback shaders: the first ```glsl block under "## Playback" (the vertex
@@ -49,8 +52,9 @@ for (const fixture of FIXTURES) {
   describe(`Babylon.js plays --target babylon: ${fixture.name}`, () => {
     test('the doc\'s loader, texture and shader match three.js\'s skinned playback of the source', async (t) => {
       const page = session.page();
-      const { urls, description } = await session.bake({ ...fixture, args: ['--target', 'babylon'] });
+      const { urls, description } = await session.bake({ ...fixture, args: ['--target', 'babylon', ...(fixture.extra ?? [])] });
       assert.equal(description.target?.name, 'babylon', 'the description records the target');
+      if (fixture.extra) assert.equal(description.settings.rest_mesh, 'meshopt', 'the description records the rest mesh encoding');
       const info = await page.evaluate((o) => window.babylonTarget.load(o), { base: urls.base, description, ...shaders });
       t.diagnostic(`${fixture.name}: ${JSON.stringify(info)}`);
       // What the doc promises: vkFormat 91 (R16G16B16A16_UNORM) + Zstd, read back whole;

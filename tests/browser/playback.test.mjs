@@ -56,6 +56,9 @@ const FIXTURES = [
   // with the layers above; --normals none (the rest normals: only positions are checked).
   { name: 'Fox-normals-separate', model: 'Fox/Fox.glb', args: ['--normals', 'separate', '--max-size', '1000x100'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 }, layers: 4 },
   { name: 'Fox-normals-none', model: 'Fox/Fox.glb', args: ['--normals', 'none'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 } },
+  // --rest-mesh meshopt: the rest GLB under EXT_meshopt_compression, read by loadVat through
+  // a GLTFLoader given three.js's MeshoptDecoder (page/harness.js).
+  { name: 'Fox-rest-meshopt', model: 'Fox/Fox.glb', args: ['--rest-mesh', 'meshopt'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
 ];
 
 /**

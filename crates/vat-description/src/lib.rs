@@ -327,6 +327,15 @@ pub struct Settings {
     /// points, comma-separated (`"1000,250"`, `"0.5,0.25"`); absent: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lods: Option<String>,
+    /// `--rest-mesh`: how the rest GLB stores its vertices and triangles: "plain" (the
+    /// default, not written: floats and plain indices) or "meshopt"
+    /// (`EXT_meshopt_compression`, normals as normalized 16-bit integers under `KHR_mesh_quantization`).
+    #[serde(default, skip_serializing_if = "is_plain_mesh")]
+    pub rest_mesh: RestMeshEncoding,
+}
+
+fn is_plain_mesh(encoding: &RestMeshEncoding) -> bool {
+    *encoding == RestMeshEncoding::Plain
 }
 
 fn is_false(value: &bool) -> bool {
@@ -817,6 +826,22 @@ vat_model::closed_set! {
 }
 
 vat_model::named_from_str!(NormalsMode, "a normals mode");
+
+vat_model::closed_set! {
+    /// How the rest GLB stores its mesh (`--rest-mesh`, `settings.rest_mesh`).
+    #[derive(Default)]
+    pub enum RestMeshEncoding {
+        /// Float positions, normals and uvs, plain indices: every glTF reader reads it.
+        #[default]
+        Plain = "plain",
+        /// Vertex and index views under `EXT_meshopt_compression`, normals as normalized
+        /// 16-bit integers (`KHR_mesh_quantization`), uvs of the material in `[0, 1]` as normalized
+        /// 16-bit; positions and the column uv stay exact floats.
+        Meshopt = "meshopt",
+    }
+}
+
+vat_model::named_from_str!(RestMeshEncoding, "a rest mesh encoding");
 
 impl NormalsMode {
     /// The channels the mode stores normals in (`normals.channel`).

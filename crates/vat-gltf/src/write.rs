@@ -8,6 +8,8 @@ use vat_model::MaterialSet;
 
 /// glTF `componentType` of 32-bit floats.
 pub const FLOAT: u32 = 5126;
+/// glTF `componentType` of 16-bit signed integers.
+pub const SHORT: u32 = 5122;
 /// glTF `componentType` of 16-bit unsigned integers.
 pub const UNSIGNED_SHORT: u32 = 5123;
 /// glTF `componentType` of 32-bit unsigned integers.
@@ -28,6 +30,18 @@ pub struct GlbBuffer {
     bytes: Vec<u8>,
     views: Vec<Value>,
     accessors: Vec<Value>,
+    /// Bytes the `EXT_meshopt_compression` views decode to, laid out in a fallback
+    /// buffer (buffer 1) that has no bytes of its own.
+    fallback_len: usize,
+}
+
+/// How an `EXT_meshopt_compression` view was encoded: its `mode` and `filter`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshoptMode {
+    /// Vertex attributes (`meshopt_encodeVertexBuffer`), no filter.
+    Attributes,
+    /// Triangle indices (`meshopt_encodeIndexBuffer`).
+    Triangles,
 }
 
 impl GlbBuffer {
@@ -41,6 +55,73 @@ impl GlbBuffer {
         self.bytes.extend_from_slice(data);
         self.views.push(view);
         self.views.len() - 1
+    }
+
+    /// Appends `encoded`, the meshoptimizer encoding of `count` elements of `stride`
+    /// bytes, as a new view under `EXT_meshopt_compression`: the view stands for the
+    /// decoded bytes in the fallback buffer, the extension points at the encoded ones
+    /// in the binary chunk. Returns the view's index.
+    pub fn meshopt_view(
+        &mut self,
+        encoded: &[u8],
+        count: usize,
+        stride: usize,
+        mode: MeshoptMode,
+        target: Option<u32>,
+    ) -> usize {
+        self.bytes.resize(self.bytes.len().next_multiple_of(4), 0);
+        self.fallback_len = self.fallback_len.next_multiple_of(4);
+        let mode = match mode {
+            MeshoptMode::Attributes => "ATTRIBUTES",
+            MeshoptMode::Triangles => "TRIANGLES",
+        };
+        let mut view = json!({
+            "buffer": 1,
+            "byteOffset": self.fallback_len,
+            "byteLength": count * stride,
+            "extensions": { "EXT_meshopt_compression": {
+                "buffer": 0,
+                "byteOffset": self.bytes.len(),
+                "byteLength": encoded.len(),
+                "byteStride": stride,
+                "count": count,
+                "mode": mode,
+            } },
+        });
+        if mode == "ATTRIBUTES" {
+            view["byteStride"] = json!(stride);
+        }
+        if let Some(target) = target {
+            view["target"] = json!(target);
+        }
+        self.bytes.extend_from_slice(encoded);
+        self.fallback_len += count * stride;
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    /// An accessor of `count` elements of `kind` over view `view` (`normalized`
+    /// integers read as `[0, 1]` or `[-1, 1]`); returns its index.
+    pub fn accessor_on(
+        &mut self,
+        view: usize,
+        component_type: u32,
+        normalized: bool,
+        count: usize,
+        kind: &str,
+    ) -> usize {
+        let mut accessor = json!({ "bufferView": view, "componentType": component_type, "count": count, "type": kind });
+        if normalized {
+            accessor["normalized"] = json!(true);
+        }
+        self.accessors.push(accessor);
+        self.accessors.len() - 1
+    }
+
+    /// Sets `min` and `max` of accessor `index` (glTF requires them on POSITION).
+    pub fn set_bounds(&mut self, index: usize, min: &[f32], max: &[f32]) {
+        self.accessors[index]["min"] = json!(min);
+        self.accessors[index]["max"] = json!(max);
     }
 
     /// Appends `data` as a new view and an accessor of `count` elements of `kind`
@@ -121,6 +202,15 @@ impl GlbBuffer {
         root["accessors"] = Value::Array(self.accessors);
         root["bufferViews"] = Value::Array(self.views);
         root["buffers"] = json!([{ "byteLength": self.bytes.len() }]);
+        if self.fallback_len > 0 {
+            root["buffers"] = json!([
+                { "byteLength": self.bytes.len() },
+                {
+                    "byteLength": self.fallback_len,
+                    "extensions": { "EXT_meshopt_compression": { "fallback": true } },
+                },
+            ]);
+        }
         let mut json = serde_json::to_vec(&root).map_err(std::io::Error::other)?;
         json.resize(json.len().next_multiple_of(4), b' ');
         let mut bin = self.bytes;
@@ -163,5 +253,34 @@ mod tests {
         let bin = &glb[20 + json_len..];
         assert_eq!((u32::from_le_bytes(bin[0..4].try_into().unwrap()), &bin[4..8]), (28, &b"BIN\0"[..]));
         assert_eq!(bin[8 + 24], 7);
+    }
+
+    #[test]
+    fn a_meshopt_view_stands_for_its_decoded_bytes_in_a_fallback_buffer() {
+        let mut buffer = GlbBuffer::default();
+        buffer.view(&[1, 2, 3], None);
+        let vertices = buffer.meshopt_view(&[0xa0; 10], 5, 8, MeshoptMode::Attributes, Some(ARRAY_BUFFER));
+        let indices = buffer.meshopt_view(&[0xe1; 7], 6, 2, MeshoptMode::Triangles, Some(ELEMENT_ARRAY_BUFFER));
+        let glb = buffer.into_glb(json!({ "asset": { "version": "2.0" } })).unwrap();
+        let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let root: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+        let ext = |view: usize| root["bufferViews"][view]["extensions"]["EXT_meshopt_compression"].clone();
+        // The encoded bytes follow the plain view in buffer 0, 4-aligned.
+        assert_eq!(
+            ext(vertices),
+            json!({ "buffer": 0, "byteOffset": 4, "byteLength": 10, "byteStride": 8, "count": 5, "mode": "ATTRIBUTES" })
+        );
+        assert_eq!(ext(indices)["byteOffset"], 16);
+        assert_eq!(ext(indices)["mode"], "TRIANGLES");
+        // The views are the decoded bytes, laid out in buffer 1, which has no bytes of its own.
+        assert_eq!(root["bufferViews"][vertices]["buffer"], 1);
+        assert_eq!(root["bufferViews"][vertices]["byteStride"], 8);
+        assert_eq!(root["bufferViews"][indices]["byteOffset"], 40);
+        assert_eq!(root["bufferViews"][indices].get("byteStride"), None);
+        assert_eq!(root["buffers"][0]["byteLength"], 23);
+        assert_eq!(
+            root["buffers"][1],
+            json!({ "byteLength": 52, "extensions": { "EXT_meshopt_compression": { "fallback": true } } })
+        );
     }
 }

@@ -12,6 +12,7 @@ pub use crate::features::animations::{AnimationNames, AnimationTranslations};
 pub use crate::features::layers::{parse_bytes, Device, MaxSize};
 pub use crate::features::normals::NormalsMode;
 pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
+pub use vat_description::RestMeshEncoding;
 
 /// The point budget of a bake when none is given.
 pub const DEFAULT_POINTS: u32 = 4000;
@@ -222,6 +223,8 @@ pub struct BakeSettings {
     pub animation_translations: AnimationTranslations,
     /// The coarser levels of the rest mesh (`--lods`); empty: none.
     pub lods: LodChain,
+    /// How the rest GLB stores its mesh (`--rest-mesh`).
+    pub rest_mesh: RestMeshEncoding,
 }
 
 /// How finely positions are kept: every 16-bit step (the default), or snapped to
@@ -305,6 +308,7 @@ impl BakeSettings {
             normals: self.normals,
             animation_translations: self.animation_translations,
             lods: (!self.lods.0.is_empty()).then(|| self.lods.to_string()),
+            rest_mesh: self.rest_mesh,
         }
     }
 }
@@ -541,6 +545,12 @@ pub struct BakeOptions {
     #[serde(default, deserialize_with = "parsed")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "N,N|R,R"))]
     pub lods: Option<LodChain>,
+    /// How the rest GLB stores its mesh: plain (floats, every glTF reader) or meshopt (EXT_meshopt_compression,
+    /// normals as 16-bit integers under KHR_mesh_quantization; positions and the column uv exact), for web builds whose
+    /// loader has a meshopt decoder (three.js's GLTFLoader with MeshoptDecoder) [default: plain]
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "plain|meshopt"))]
+    pub rest_mesh: Option<RestMeshEncoding>,
 }
 
 /// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
@@ -790,6 +800,7 @@ impl BakeOptions {
             animation_names: AnimationNames::load(self.animation_names.as_deref())?,
             animation_translations: self.animation_translations.unwrap_or_default(),
             lods: self.lods.unwrap_or_default(),
+            rest_mesh: self.rest_mesh.unwrap_or_default(),
         })
     }
 }
@@ -862,6 +873,7 @@ impl BakeOptions {
             animation_translations: (s.animation_translations != AnimationTranslations::default())
                 .then_some(s.animation_translations),
             lods: s.lods.as_deref().map(|l| read("lods", l)).transpose()?,
+            rest_mesh: (s.rest_mesh != RestMeshEncoding::default()).then_some(s.rest_mesh),
         })
     }
 
@@ -927,6 +939,7 @@ fn bone_mode_checks(
         (options.normals.is_some(), "--normals"),
         (options.max_size.is_some() || options.device.is_some(), "--max-size/--device"),
         (options.lods.is_some(), "--lods"),
+        (options.rest_mesh.is_some_and(|m| m != RestMeshEncoding::Plain), "--rest-mesh"),
     ];
     if let Some((_, flag)) = playback.iter().find(|(given, _)| *given) {
         return refuse(
@@ -946,10 +959,15 @@ mod tests {
     use crate::delta::Delta;
 
     /// A table with other bytes than the built-in one's.
+    /// Written once per process: tests on other threads read it meanwhile.
     fn alias_file() -> PathBuf {
-        let file = std::env::temp_dir().join(format!("vatbake-settings-test-aliases-{}.toml", std::process::id()));
-        std::fs::write(&file, format!("{}\n# the game's own copy\n", vat_audit::BUILTIN_TABLE)).unwrap();
-        file
+        static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        FILE.get_or_init(|| {
+            let file = std::env::temp_dir().join(format!("vatbake-settings-test-aliases-{}.toml", std::process::id()));
+            std::fs::write(&file, format!("{}\n# the game's own copy\n", vat_audit::BUILTIN_TABLE)).unwrap();
+            file
+        })
+        .clone()
     }
 
     /// A vertex bake with every option given, each away from its default where the others
@@ -991,14 +1009,20 @@ mod tests {
             animation_names: Some(name_map_file()),
             animation_translations: Some(AnimationTranslations::Root),
             lods: Some("1000,250".parse().unwrap()),
+            rest_mesh: Some(RestMeshEncoding::Meshopt),
         }
     }
 
     /// A name map for `--animation-names`.
+    /// Written once per process, as [`alias_file`].
     fn name_map_file() -> PathBuf {
-        let file = std::env::temp_dir().join(format!("vatbake-settings-test-names-{}.json", std::process::id()));
-        std::fs::write(&file, r#"{"mixamorig:Hips": "Hips"}"#).unwrap();
-        file
+        static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        FILE.get_or_init(|| {
+            let file = std::env::temp_dir().join(format!("vatbake-settings-test-names-{}.json", std::process::id()));
+            std::fs::write(&file, r#"{"mixamorig:Hips": "Hips"}"#).unwrap();
+            file
+        })
+        .clone()
     }
 
     /// The options [`every_option`] cannot hold beside the others: `--smallest`, a PNG,
@@ -1039,6 +1063,7 @@ mod tests {
             device: None,
             normals: None,
             lods: None,
+            rest_mesh: None,
             mode: Some(BakeMode::Bones),
             ..every_option()
         }
@@ -1103,6 +1128,7 @@ mod tests {
         animation_names,
         animation_translations,
         lods,
+        rest_mesh,
     );
 
     /// What a description cannot give back, by nature, and why.

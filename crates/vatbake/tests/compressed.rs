@@ -89,3 +89,84 @@ fn draco_copies_move_like_their_originals() {
         assert!(gap <= TOLERANCE, "{compressed}: {gap:.2e} of the diagonal from {original}");
     }
 }
+
+/// Each triangle started at its lowest index, winding kept: meshoptimizer's index codec
+/// may start a triangle at another corner.
+fn rotated(triangles: &[[u32; 3]]) -> Vec<[u32; 3]> {
+    triangles
+        .iter()
+        .map(|t| {
+            let first = (0..3).min_by_key(|&k| t[k]).unwrap();
+            [t[first], t[(first + 1) % 3], t[(first + 2) % 3]]
+        })
+        .collect()
+}
+
+#[test]
+fn a_meshopt_rest_mesh_holds_the_plain_ones_vertices_in_fewer_bytes() {
+    for (model, at_most) in [("Fox/Fox.glb", 0.66), ("Kenney-MiniCharacters/character-female-a.glb", 0.58)] {
+        let (plain_dir, plain) = common::bake(&fixture(model), &[]);
+        let (packed_dir, packed) = common::bake(&fixture(model), &["--rest-mesh", "meshopt"]);
+        assert_eq!(packed["settings"]["rest_mesh"], "meshopt", "{model}: the description records the encoding");
+        assert!(plain["settings"].get("rest_mesh").is_none(), "{model}: the default is not written");
+        let file =
+            |dir: &tempfile::TempDir, d: &serde_json::Value| dir.path().join(d["mesh"]["file"].as_str().unwrap());
+        let (plain_file, packed_file) = (file(&plain_dir, &plain), file(&packed_dir, &packed));
+        let (a, b) = (std::fs::metadata(&plain_file).unwrap().len(), std::fs::metadata(&packed_file).unwrap().len());
+        assert!(b as f64 <= at_most * a as f64, "{model}: {b} bytes against the plain {a}");
+
+        let (x, y) = (
+            vatbake::shipped::read_rest_mesh(&plain_file).unwrap(),
+            vatbake::shipped::read_rest_mesh(&packed_file).unwrap(),
+        );
+        // Positions and column uvs are the same floats: every vertex in its own column.
+        assert_eq!(y.positions, x.positions, "{model}: positions");
+        assert_eq!(y.columns, x.columns, "{model}: columns");
+        let points = packed["points"].as_u64().unwrap() as usize;
+        vatbake::shipped::columns_of(&y, points).unwrap_or_else(|e| panic!("{model}: {e}"));
+        assert_eq!((y.min, y.max), (x.min, x.max), "{model}: bounds");
+        assert_eq!(rotated(&y.triangles), rotated(&x.triangles), "{model}: triangles");
+        assert_eq!((y.primitives, y.materials), (x.primitives, x.materials));
+        // Normals as 16-bit integers: within half a step, 0.5/32767, per axis.
+        let worst = x.normals.iter().zip(&y.normals).map(|(p, q)| (*p - *q).abs().max_element()).fold(0.0, f32::max);
+        assert!(worst <= 0.5 / 32767.0 + 1e-7, "{model}: normals off by {worst}");
+
+        let stem = fixture(model).file_stem().unwrap().to_str().unwrap().to_string();
+        let description = packed_dir.path().join(format!("{stem}.vat.json"));
+        let verified = common::vatbake(&["verify", description.to_str().unwrap()]);
+        assert!(verified.status.success(), "{model}: verify: {}", common::stderr(&verified));
+    }
+}
+
+#[test]
+fn a_damaged_meshopt_rest_mesh_is_a_clear_error() {
+    let (dir, _) = common::bake(&fixture("Fox/Fox.glb"), &["--rest-mesh", "meshopt"]);
+    let file = dir.path().join("Fox.rest.glb");
+    let bytes = std::fs::read(&file).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let root: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let encoded = &root["bufferViews"][0]["extensions"]["EXT_meshopt_compression"];
+    let at = 28 + json_len + encoded["byteOffset"].as_u64().unwrap() as usize;
+    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+    let cases: [(&str, Damage); 2] = [
+        // The vertex codec's header byte (0xa0 | version) made another codec's.
+        ("compressed vertices that do not decode", Box::new(move |b: &mut Vec<u8>| b[at] = 0x10)),
+        (
+            "compressed as ATTRIBUTEZ",
+            Box::new(move |b: &mut Vec<u8>| {
+                let json = String::from_utf8(b[20..20 + json_len].to_vec()).unwrap();
+                let changed = json.replacen("\"ATTRIBUTES\"", "\"ATTRIBUTEZ\"", 1);
+                b[20..20 + json_len].copy_from_slice(changed.as_bytes());
+            }),
+        ),
+    ];
+    for (expected, damage) in cases {
+        let mut damaged = bytes.clone();
+        damage(&mut damaged);
+        std::fs::write(&file, &damaged).unwrap();
+        let output = common::vatbake(&["inspect", file.to_str().unwrap()]);
+        let message = common::stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{expected}: {message}");
+        assert!(message.contains("Fox.rest.glb") && message.contains(expected), "{expected}: {message}");
+    }
+}

@@ -204,7 +204,7 @@ fn an_optimized_rest_mesh_names_what_the_optimizer_did() {
     assert_eq!(
         err,
         format!(
-            "error: {}: not a vatbake rest mesh (accessor 1 holds quantized signed 8-bit values \
+            "error: {}: not a vatbake rest mesh (accessor 0 holds positions quantized to unsigned 16-bit values \
              (KHR_mesh_quantization, as gltfpack writes by default), where vatbake writes floats); give the \
              .rest.glb file a bake wrote, as it wrote it: optimizers rewrite its accessors and drop its column uv \
              (TEXCOORD_1); see docs/PLAYBACK.md, \"Optimizers\"\n",

@@ -11,7 +11,14 @@ import '@babylonjs/loaders/glTF/2.0/index.js';
 import { read } from 'ktx-parse';
 import { decompress } from 'fzstd';
 import { undoDelta } from '@vatbake/three/delta';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { readMask } from './mask.js';
+
+// Babylon's glTF loader decodes EXT_meshopt_compression (`--rest-mesh meshopt`) with a
+// global MeshoptDecoder that it expects a script from its CDN to define; the page gives
+// it three.js's copy of meshoptimizer's decoder and a local script with nothing in it.
+window.MeshoptDecoder = MeshoptDecoder;
+BABYLON.MeshoptCompression.Configuration.decoder.url = new URL('./meshopt-global.js', import.meta.url).href;
 
 let size = 0;
 let engine = null;

@@ -6,6 +6,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { fromParts, loadVat, VatMesh, VAT_GLSL } from '@vatbake/three';
 import { readMask as readMaskOf } from './mask.js';
 
@@ -59,7 +60,9 @@ async function load({ descriptionUrl, sourceUrl, path = 'auto', frameFrom = null
   // (a) VAT: one unit, silhouette material, frustum culling left ON (three's default):
   // a bounding volume that missed part of the animation would cut the unit out.
   ktx2 ??= new KTX2Loader().detectSupport(renderer);
-  vat = await loadVat(descriptionUrl, { loader: ktx2, renderer, path });
+  // The rest GLB of a `--rest-mesh meshopt` bake needs three.js's meshopt decoder.
+  const gltfLoader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+  vat = await loadVat(descriptionUrl, { loader: ktx2, renderer, path, gltfLoader });
   mesh = new VatMesh(vat, 1, { material: white() });
   vatScene = new THREE.Scene();
   vatScene.add(mesh);

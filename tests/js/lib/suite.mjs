@@ -13,6 +13,7 @@ import { bake, FIXTURES } from './bake.mjs';
 import { readDescription, readTexture, makeDecoder, restColumns } from './vat.mjs';
 import { loadWithThree, pointRanges, captureRest, poser, worldPoints } from './three-source.mjs';
 import { readGlb, readAccessor } from './glb.mjs';
+import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 import { undoDelta } from '../../../runtimes/three/src/delta.js';
 
 const POSITION_TOLERANCE = 1e-4; // × bounding diagonal, from the contract
@@ -364,6 +365,7 @@ const fmtV = (v) => (v ? `(${[...v].map((x) => x.toFixed(6)).join(', ')})` : '-'
 /** The rest GLB's vertices in contract order: POSITION (+ accessor bounds), NORMAL, TEXCOORD_1. */
 function readRestGlb(restPath) {
   const { json, bin } = readGlb(new Uint8Array(fs.readFileSync(restPath)));
+  const buffers = glbBuffers(json, bin);
   const out = { position: [], normal: [], uv1: [], min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
   const seen = new Set(); // primitives may share one vertex set (one per material)
   visitPrimitives(json, (prim) => {
@@ -371,17 +373,40 @@ function readRestGlb(restPath) {
     if (seen.has(POSITION)) return;
     seen.add(POSITION);
     assert.ok(TEXCOORD_1 !== undefined, 'every rest primitive has TEXCOORD_1');
-    const positions = readAccessor(json, [bin], POSITION);
+    const positions = readAccessor(json, buffers, POSITION);
     const acc = json.accessors[POSITION];
     for (let c = 0; c < 3; c++) [out.min[c], out.max[c]] = [Math.min(out.min[c], acc.min[c]), Math.max(out.max[c], acc.max[c])];
     out.position.push(...positions);
     if (NORMAL === undefined) out.normal = null;
-    else if (out.normal) out.normal.push(...readAccessor(json, [bin], NORMAL));
-    const uv1 = readAccessor(json, [bin], TEXCOORD_1);
+    else if (out.normal) out.normal.push(...readAccessor(json, buffers, NORMAL));
+    const uv1 = readAccessor(json, buffers, TEXCOORD_1);
     assert.equal(uv1.length, positions.length, 'TEXCOORD_1 count = POSITION count');
     out.uv1.push(...uv1);
   });
   return out;
+}
+
+// three.js's meshoptimizer decoder (WebAssembly), ready before any rest GLB is read.
+await MeshoptDecoder.ready;
+
+/**
+ * The GLB's buffers as accessors read them: its BIN chunk, and for a file under
+ * EXT_meshopt_compression (`--rest-mesh meshopt`) the fallback buffer filled with every
+ * compressed view decoded by three.js's MeshoptDecoder.
+ */
+function glbBuffers(json, bin) {
+  const buffers = [bin];
+  (json.buffers ?? []).forEach((buffer, i) => {
+    if (i > 0) buffers.push(new Uint8Array(buffer.byteLength));
+  });
+  for (const view of json.bufferViews ?? []) {
+    const ext = view.extensions?.EXT_meshopt_compression;
+    if (!ext) continue;
+    const source = buffers[ext.buffer].subarray(ext.byteOffset ?? 0, (ext.byteOffset ?? 0) + ext.byteLength);
+    const target = buffers[view.buffer].subarray(view.byteOffset ?? 0, (view.byteOffset ?? 0) + view.byteLength);
+    MeshoptDecoder.decodeGltfBuffer(target, ext.count, ext.byteStride, source, ext.mode, ext.filter ?? 'NONE');
+  }
+  return buffers;
 }
 
 /** Contract order over a GLB/glTF JSON: scene roots depth-first, primitives in order. */

@@ -83,6 +83,7 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
         uv1: None,
         corner_uv: None,
         merge_materials: false,
+        encoding: settings.rest_mesh,
     })
     .context("cannot encode the rest mesh")?;
     let mut lods = Vec::with_capacity(made.levels.len());

@@ -161,6 +161,7 @@ fn mesh_glb(finished: &Finished, mesh: &vat_export::MeshRequest, settings: &Bake
         uv1: Some(uv1),
         corner_uv: None,
         merge_materials: mesh.merge_materials,
+        encoding: vat_description::RestMeshEncoding::Plain,
     })
     .with_context(|| format!("cannot encode the {} mesh", settings.format))
 }

@@ -219,6 +219,8 @@ pub(crate) fn write_glb(
         uv1: Some(&uv1),
         corner_uv: Some(layout.column_uv(0)),
         merge_materials: false,
+        // The levels stay plain floats; `--rest-mesh meshopt` encodes the full mesh only.
+        encoding: vat_description::RestMeshEncoding::Plain,
     })
 }
 

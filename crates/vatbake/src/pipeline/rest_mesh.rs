@@ -4,7 +4,10 @@
 
 use glam::{Vec2, Vec3};
 use serde_json::json;
-use vat_gltf::write::{GlbBuffer, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, UNSIGNED_INT, UNSIGNED_SHORT};
+use vat_description::RestMeshEncoding;
+use vat_gltf::write::{
+    GlbBuffer, MeshoptMode, ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, FLOAT, SHORT, UNSIGNED_INT, UNSIGNED_SHORT,
+};
 use vat_model::{Columns, Layout, Model};
 
 /// Everything the GLB holds, as plain data.
@@ -33,6 +36,8 @@ pub struct RestMesh<'a> {
     /// One primitive per material, the parts sharing it merged (`--format vat3`: three-vat
     /// plays the first mesh it finds); `false`: one primitive per part.
     pub merge_materials: bool,
+    /// How the vertices and triangles are stored (`--rest-mesh`).
+    pub encoding: RestMeshEncoding,
 }
 
 /// Serializes the rest mesh as GLB bytes. Deterministic: same input, same bytes.
@@ -41,25 +46,27 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
     let points = model.points.len();
     let vertex_count = points + 2;
     let mut buffer = GlbBuffer::default();
-    let mut attribute = |values: Vec<f32>, kind: &str, width: usize, bounds: bool| {
-        debug_assert_eq!(values.len(), vertex_count * width);
-        buffer.floats(&values, Some(ARRAY_BUFFER), kind, width, bounds)
-    };
+    let meshopt = mesh.encoding == RestMeshEncoding::Meshopt;
     let corners = [mesh.bounds_min, mesh.bounds_max];
-    let position =
-        attribute(mesh.positions.iter().chain(&corners).flat_map(|p| p.to_array()).collect(), "VEC3", 3, true);
-    let normal = attribute(
-        mesh.normals.iter().chain(&[Vec3::Y, Vec3::Y]).flat_map(|n| n.to_array()).collect(),
-        "VEC3",
-        3,
-        false,
-    );
-    let uv0 = attribute(
-        model.points.uv0.iter().chain(&[Vec2::ZERO, Vec2::ZERO]).flat_map(|v| v.to_array()).collect(),
-        "VEC2",
-        2,
-        false,
-    );
+    let positions: Vec<f32> = mesh.positions.iter().chain(&corners).flat_map(|p| p.to_array()).collect();
+    let normals: Vec<f32> = mesh.normals.iter().chain(&[Vec3::Y, Vec3::Y]).flat_map(|n| n.to_array()).collect();
+    let uv0s: Vec<f32> = model.points.uv0.iter().chain(&[Vec2::ZERO, Vec2::ZERO]).flat_map(|v| v.to_array()).collect();
+    let (position, normal, uv0) = if meshopt {
+        let position = meshopt_floats(&mut buffer, &positions, "VEC3", 3);
+        let (min, max) = bounds_of(&positions);
+        buffer.set_bounds(position, &min, &max);
+        (position, meshopt_normals(&mut buffer, &normals), meshopt_uv0(&mut buffer, &uv0s))
+    } else {
+        let mut attribute = |values: &[f32], kind: &str, width: usize, bounds: bool| {
+            debug_assert_eq!(values.len(), vertex_count * width);
+            buffer.floats(values, Some(ARRAY_BUFFER), kind, width, bounds)
+        };
+        (
+            attribute(&positions, "VEC3", 3, true),
+            attribute(&normals, "VEC3", 3, false),
+            attribute(&uv0s, "VEC2", 2, false),
+        )
+    };
     let column_uv = |p: usize| match mesh.uv1 {
         Some(uv1) => uv1[p].to_array(),
         None => mesh.layout.column_uv(mesh.columns.column(p)),
@@ -69,13 +76,20 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
         (None, Some(uv1)) => uv1.first().map_or([0.0; 2], |uv| uv.to_array()),
         (None, None) => mesh.layout.column_uv(0),
     };
-    let uv1 = attribute((0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect(), "VEC2", 2, false);
+    let uv1s: Vec<f32> = (0..points).map(column_uv).chain([corner_uv, corner_uv]).flatten().collect();
+    // The column uv stays float: quantized, a column's centre moves by up to half a
+    // step of the integer grid, which on a wide texture is more than half a texel.
+    let uv1 = if meshopt {
+        meshopt_floats(&mut buffer, &uv1s, "VEC2", 2)
+    } else {
+        buffer.floats(&uv1s, Some(ARRAY_BUFFER), "VEC2", 2, false)
+    };
 
     let attributes = json!({ "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0, "TEXCOORD_1": uv1 });
     let primitives = if mesh.merge_materials {
-        primitives_by_material(&mut buffer, model, vertex_count, &attributes)
+        primitives_by_material(&mut buffer, model, vertex_count, &attributes, mesh.encoding)
     } else {
-        primitives(&mut buffer, model, vertex_count, &attributes)
+        primitives_encoded(&mut buffer, model, vertex_count, &attributes, mesh.encoding)
     };
 
     let mut root = json!({
@@ -86,7 +100,79 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
         "meshes": [{ "name": mesh.name, "primitives": primitives }],
     });
     buffer.carry_materials(&mut root, &model.materials);
+    if meshopt {
+        declare_extensions(&mut root);
+    }
     buffer.into_glb(root)
+}
+
+/// Adds the meshopt rest mesh's extensions to those the materials carried, as used
+/// and required (a reader without them cannot read a vertex).
+fn declare_extensions(root: &mut serde_json::Value) {
+    for key in ["extensionsUsed", "extensionsRequired"] {
+        let mut list: Vec<serde_json::Value> = root[key].as_array().cloned().unwrap_or_default();
+        for name in ["EXT_meshopt_compression", "KHR_mesh_quantization"] {
+            if !list.iter().any(|v| v == name) {
+                list.push(json!(name));
+            }
+        }
+        root[key] = json!(list);
+    }
+}
+
+/// Per-component minimum and maximum of VEC3 `values`.
+fn bounds_of(values: &[f32]) -> ([f32; 3], [f32; 3]) {
+    let mut min = [f32::INFINITY; 3];
+    let mut max = [f32::NEG_INFINITY; 3];
+    for element in values.chunks_exact(3) {
+        for c in 0..3 {
+            min[c] = min[c].min(element[c]);
+            max[c] = max[c].max(element[c]);
+        }
+    }
+    (min, max)
+}
+
+/// meshoptimizer's vertex codec, format version 0: the one `EXT_meshopt_compression`
+/// specifies and every decoder reads.
+fn encode_vertices<T>(elements: &[T]) -> Vec<u8> {
+    // The encoder fails only on a stride it does not take (not a multiple of 4, over 256).
+    meshopt::encode_vertex_buffer_level(elements, 2, Some(0)).expect("vertex strides of 8 or 12 bytes")
+}
+
+/// A float attribute of `width` components under `EXT_meshopt_compression`, exact.
+fn meshopt_floats(buffer: &mut GlbBuffer, values: &[f32], kind: &str, width: usize) -> usize {
+    let encoded = match width {
+        2 => encode_vertices(&values.chunks_exact(2).map(|c| [c[0], c[1]]).collect::<Vec<_>>()),
+        _ => encode_vertices(&values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect::<Vec<_>>()),
+    };
+    let count = values.len() / width;
+    let view = buffer.meshopt_view(&encoded, count, width * 4, MeshoptMode::Attributes, Some(ARRAY_BUFFER));
+    buffer.accessor_on(view, FLOAT, false, count, kind)
+}
+
+/// Unit normals as normalized 16-bit integers (`KHR_mesh_quantization`), eight bytes a
+/// vertex (the fourth zero: attributes are 4-byte aligned): within 0.5/32767 per axis,
+/// under 0.002°, where bytes would turn a normal by up to 0.4°.
+fn meshopt_normals(buffer: &mut GlbBuffer, normals: &[f32]) -> usize {
+    let short = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16;
+    let packed: Vec<[i16; 4]> = normals.chunks_exact(3).map(|n| [short(n[0]), short(n[1]), short(n[2]), 0]).collect();
+    let view =
+        buffer.meshopt_view(&encode_vertices(&packed), packed.len(), 8, MeshoptMode::Attributes, Some(ARRAY_BUFFER));
+    buffer.accessor_on(view, SHORT, true, packed.len(), "VEC3")
+}
+
+/// The material's uvs: normalized 16-bit when every one is inside `[0, 1]` (within
+/// 1/131070 of the float, under a texel of any texture up to 65,535 wide), else floats.
+fn meshopt_uv0(buffer: &mut GlbBuffer, uvs: &[f32]) -> usize {
+    if !uvs.iter().all(|v| (0.0..=1.0).contains(v)) {
+        return meshopt_floats(buffer, uvs, "VEC2", 2);
+    }
+    let short = |v: f32| (v * 65535.0).round() as u16;
+    let packed: Vec<[u16; 2]> = uvs.chunks_exact(2).map(|c| [short(c[0]), short(c[1])]).collect();
+    let view =
+        buffer.meshopt_view(&encode_vertices(&packed), packed.len(), 4, MeshoptMode::Attributes, Some(ARRAY_BUFFER));
+    buffer.accessor_on(view, UNSIGNED_SHORT, true, packed.len(), "VEC2")
 }
 
 /// One primitive per part with triangles, each with `attributes`, its own indices
@@ -97,8 +183,21 @@ pub(crate) fn primitives(
     vertex_count: usize,
     attributes: &serde_json::Value,
 ) -> Vec<serde_json::Value> {
+    primitives_encoded(buffer, model, vertex_count, attributes, RestMeshEncoding::Plain)
+}
+
+/// [`primitives`] with the indices stored as `encoding` says.
+fn primitives_encoded(
+    buffer: &mut GlbBuffer,
+    model: &Model,
+    vertex_count: usize,
+    attributes: &serde_json::Value,
+    encoding: RestMeshEncoding,
+) -> Vec<serde_json::Value> {
     let groups = model.parts.iter().filter(|p| p.triangle_count > 0).map(|part| (part.material, vec![part]));
-    groups.map(|(material, parts)| primitive(buffer, model, &parts, material, vertex_count, attributes)).collect()
+    groups
+        .map(|(material, parts)| primitive(buffer, model, &parts, material, vertex_count, attributes, encoding))
+        .collect()
 }
 
 /// One primitive per material (and one for the parts without), in the order the
@@ -108,6 +207,7 @@ fn primitives_by_material(
     model: &Model,
     vertex_count: usize,
     attributes: &serde_json::Value,
+    encoding: RestMeshEncoding,
 ) -> Vec<serde_json::Value> {
     let mut groups: Vec<(Option<usize>, Vec<&vat_model::Part>)> = Vec::new();
     for part in model.parts.iter().filter(|p| p.triangle_count > 0) {
@@ -118,7 +218,7 @@ fn primitives_by_material(
     }
     groups
         .iter()
-        .map(|(material, parts)| primitive(buffer, model, parts, *material, vertex_count, attributes))
+        .map(|(material, parts)| primitive(buffer, model, parts, *material, vertex_count, attributes, encoding))
         .collect()
 }
 
@@ -131,9 +231,24 @@ fn primitive(
     material: Option<usize>,
     vertex_count: usize,
     attributes: &serde_json::Value,
+    encoding: RestMeshEncoding,
 ) -> serde_json::Value {
     let triangles = parts.iter().flat_map(|part| &model.triangles[part.triangles()]);
     let count = parts.iter().map(|part| part.triangle_count).sum::<usize>();
+    if encoding == RestMeshEncoding::Meshopt {
+        let indices: Vec<u32> = triangles.flatten().copied().collect();
+        let (component, size) = if vertex_count <= u16::MAX as usize { (UNSIGNED_SHORT, 2) } else { (UNSIGNED_INT, 4) };
+        // The index codec takes any triangle list; it fails only on a count not a multiple of 3.
+        let encoded = meshopt::encode_index_buffer(&indices, vertex_count).expect("whole triangles");
+        let view =
+            buffer.meshopt_view(&encoded, indices.len(), size, MeshoptMode::Triangles, Some(ELEMENT_ARRAY_BUFFER));
+        let accessor = buffer.accessor_on(view, component, false, indices.len(), "SCALAR");
+        let mut primitive = json!({ "attributes": attributes, "indices": accessor });
+        if let Some(material) = material.filter(|&m| m < model.materials.materials.len()) {
+            primitive["material"] = json!(material);
+        }
+        return primitive;
+    }
     let (data, component) = if vertex_count <= u16::MAX as usize {
         (triangles.flatten().flat_map(|&i| (i as u16).to_le_bytes()).collect::<Vec<u8>>(), UNSIGNED_SHORT)
     } else {

@@ -533,7 +533,8 @@ pub struct RestMesh {
 }
 
 /// Reads a rest mesh GLB as `vatbake bake` writes it (one mesh, float positions,
-/// TEXCOORD_1 on every primitive). Anything else is a usage error naming the file.
+/// TEXCOORD_1 on every primitive; plain, or with `--rest-mesh meshopt` under
+/// `EXT_meshopt_compression`). Anything else is a usage error naming the file.
 ///
 /// ```no_run
 /// let mesh = vatbake::shipped::read_rest_mesh("out/Fox.rest.glb".as_ref())?;
@@ -638,9 +639,74 @@ fn glb_chunks(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
     Ok((json.ok_or("no JSON chunk")?, bin))
 }
 
-/// Reads accessor `index` as f32 (float) or u32 (unsigned byte, short or int)
-/// values, `width` per element.
-fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, width: usize) -> Result<Vec<f64>, String> {
+/// The bytes of every buffer view stored under `EXT_meshopt_compression` (as
+/// `vatbake bake --rest-mesh meshopt` writes them: vertex attributes of 4 to 16 bytes
+/// with no filter, triangle indices), decoded; `None` for plain views.
+fn decoded_views(doc: &serde_json::Value, bin: &[u8]) -> Result<Vec<Option<Vec<u8>>>, String> {
+    fn vertices<T: Clone + Default + std::borrow::Borrow<[u8]>>(
+        encoded: &[u8],
+        count: usize,
+    ) -> Result<Vec<u8>, String> {
+        let decoded = meshopt::decode_vertex_buffer::<T>(encoded, count)
+            .map_err(|e| format!("compressed vertices that do not decode ({e})"))?;
+        Ok(decoded.concat())
+    }
+    let views = doc["bufferViews"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut decoded = Vec::with_capacity(views.len());
+    for (index, view) in views.iter().enumerate() {
+        let Some(ext) = view.get("extensions").and_then(|e| e.get("EXT_meshopt_compression")) else {
+            decoded.push(None);
+            continue;
+        };
+        let field = |name: &str| ext[name].as_u64().map(|v| v as usize);
+        let (Some(length), Some(stride), Some(count)) = (field("byteLength"), field("byteStride"), field("count"))
+        else {
+            return Err(format!("buffer view {index}'s EXT_meshopt_compression lacks byteLength, byteStride or count"));
+        };
+        if ext["buffer"].as_u64() != Some(0) || ext["filter"].as_str().is_some_and(|f| f != "NONE") {
+            return Err(format!("buffer view {index} is compressed outside the binary chunk or filtered"));
+        }
+        if count.checked_mul(stride).is_none_or(|size| size > 256 << 20) {
+            return Err(format!("buffer view {index} would decode to more than 256 MiB"));
+        }
+        let offset = field("byteOffset").unwrap_or(0);
+        let encoded = bin
+            .get(offset..offset.saturating_add(length))
+            .ok_or(format!("buffer view {index}'s compressed bytes run past the binary chunk"))?;
+        let bytes = match (ext["mode"].as_str().unwrap_or(""), stride) {
+            ("ATTRIBUTES", 4) => vertices::<[u8; 4]>(encoded, count)?,
+            ("ATTRIBUTES", 8) => vertices::<[u8; 8]>(encoded, count)?,
+            ("ATTRIBUTES", 12) => vertices::<[u8; 12]>(encoded, count)?,
+            ("ATTRIBUTES", 16) => vertices::<[u8; 16]>(encoded, count)?,
+            ("TRIANGLES", 2) => meshopt::decode_index_buffer::<u16>(encoded, count)
+                .map_err(|e| format!("compressed indices that do not decode ({e})"))?
+                .iter()
+                .flat_map(|i| i.to_le_bytes())
+                .collect(),
+            ("TRIANGLES", 4) => meshopt::decode_index_buffer::<u32>(encoded, count)
+                .map_err(|e| format!("compressed indices that do not decode ({e})"))?
+                .iter()
+                .flat_map(|i| i.to_le_bytes())
+                .collect(),
+            (mode, _) => {
+                return Err(format!("buffer view {index} is compressed as {mode} with a {stride}-byte stride"))
+            }
+        };
+        decoded.push(Some(bytes));
+    }
+    Ok(decoded)
+}
+
+/// Reads accessor `index` as f32 (float), u32 (unsigned byte, short or int) or, when
+/// the accessor is normalized, the `[0, 1]` or `[-1, 1]` value its integers stand for;
+/// `width` values per element. A view in `decoded` is read from its decoded bytes.
+fn accessor(
+    doc: &serde_json::Value,
+    bin: &[u8],
+    decoded: &[Option<Vec<u8>>],
+    index: &serde_json::Value,
+    width: usize,
+) -> Result<Vec<f64>, String> {
     let index = index.as_u64().ok_or("an accessor index is not a number")? as usize;
     let acc = doc["accessors"].get(index).ok_or(format!("no accessor {index}"))?;
     let count = acc["count"].as_u64().ok_or("an accessor has no count")? as usize;
@@ -655,10 +721,16 @@ fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, widt
         return Err(format!("accessor {index} is {kind}, not {expected}"));
     }
     let component = acc["componentType"].as_u64().unwrap_or(0);
+    let normalized = acc["normalized"].as_bool().unwrap_or(false);
     let size = match component {
         5126 | 5125 => 4,
         5123 => 2,
         5121 => 1,
+        // Signed normalized integers are what a compressed rest mesh (`--rest-mesh
+        // meshopt`) quantizes its normals to; any other signed integers are an
+        // optimizer's quantized positions.
+        5122 if normalized => 2,
+        5120 if normalized => 1,
         5120 | 5122 => {
             let bits = if component == 5120 { 8 } else { 16 };
             return Err(format!(
@@ -673,16 +745,19 @@ fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, widt
     // product wrapping, a stride no shorter than an element.
     let view_index = acc["bufferView"].as_u64().ok_or(format!("accessor {index} has no buffer view"))?;
     let view = doc["bufferViews"].get(view_index as usize).ok_or(format!("no buffer view {view_index}"))?;
-    if view["buffer"].as_u64() != Some(0) {
-        return Err("a buffer view outside the GLB's binary chunk".into());
-    }
+    // A meshopt view is read from its decoded bytes, which are the whole view.
+    let (bin, decoded_view) = match decoded.get(view_index as usize).and_then(Option::as_deref) {
+        Some(bytes) => (bytes, true),
+        None if view["buffer"].as_u64() == Some(0) => (bin, false),
+        None => return Err("a buffer view outside the GLB's binary chunk".into()),
+    };
     let field = |value: &serde_json::Value, name: &str, default: Option<u64>| -> Result<u64, String> {
         match (&value[name], default) {
             (serde_json::Value::Null, Some(default)) => Ok(default),
             (found, _) => found.as_u64().ok_or(format!("accessor {index}'s {name} is not a whole number: {found}")),
         }
     };
-    let view_offset = field(view, "byteOffset", Some(0))?;
+    let view_offset = if decoded_view { 0 } else { field(view, "byteOffset", Some(0))? };
     let view_length = field(view, "byteLength", None)?;
     let view_end = view_offset
         .checked_add(view_length)
@@ -715,11 +790,17 @@ fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, widt
         for c in 0..width {
             let at = element * stride + c * size;
             let b = &data[at..at + size];
-            values.push(match (component, size) {
+            values.push(match (component, normalized) {
                 (5126, _) => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-                (_, 4) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-                (_, 2) => u16::from_le_bytes([b[0], b[1]]) as f64,
-                _ => b[0] as f64,
+                (5125, _) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+                (5123, false) => u16::from_le_bytes([b[0], b[1]]) as f64,
+                (5123, true) => u16::from_le_bytes([b[0], b[1]]) as f64 / 65535.0,
+                (5122, false) => i16::from_le_bytes([b[0], b[1]]) as f64,
+                (5122, true) => (i16::from_le_bytes([b[0], b[1]]) as f64 / 32767.0).max(-1.0),
+                (5121, false) => b[0] as f64,
+                (5121, true) => b[0] as f64 / 255.0,
+                (_, false) => b[0] as i8 as f64,
+                (_, true) => (b[0] as i8 as f64 / 127.0).max(-1.0),
             });
         }
     }
@@ -729,18 +810,39 @@ fn accessor(doc: &serde_json::Value, bin: &[u8], index: &serde_json::Value, widt
 fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
     let (json, bin) = glb_chunks(bytes)?;
     let doc: serde_json::Value = serde_json::from_slice(json).map_err(|e| format!("its JSON: {e}"))?;
+    let decoded = decoded_views(&doc, bin)?;
+    // The bytes the indices may come from: the binary chunk and the decoded views.
+    let data_bytes = bin.len() + decoded.iter().flatten().map(Vec::len).sum::<usize>();
+    let accessor = |index: &serde_json::Value, width: usize| accessor(&doc, bin, &decoded, index, width);
     let primitives = doc["meshes"][0]["primitives"].as_array().ok_or("no mesh")?;
     let first = primitives.first().ok_or("a mesh without primitives")?;
     let attributes = &first["attributes"];
     let vec3s = |values: Vec<f64>| -> Vec<Vec3> {
         values.chunks_exact(3).map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect()
     };
-    let positions = vec3s(accessor(&doc, bin, &attributes["POSITION"], 3)?);
+    // Positions are floats in every rest mesh a bake writes; integers are an optimizer's
+    // quantization (a node scale then stands for the bounds the file no longer holds).
+    let position = attributes["POSITION"].as_u64().unwrap_or(0);
+    let component = doc["accessors"][position as usize]["componentType"].as_u64().unwrap_or(5126);
+    if component != 5126 {
+        let kind = match component {
+            5120 => "signed 8-bit",
+            5121 => "unsigned 8-bit",
+            5122 => "signed 16-bit",
+            5123 => "unsigned 16-bit",
+            _ => "integer",
+        };
+        return Err(format!(
+            "accessor {position} holds positions quantized to {kind} values (KHR_mesh_quantization, as gltfpack \
+             writes by default), where vatbake writes floats"
+        ));
+    }
+    let positions = vec3s(accessor(&attributes["POSITION"], 3)?);
     let normals = match attributes.get("NORMAL") {
-        Some(index) => vec3s(accessor(&doc, bin, index, 3)?),
+        Some(index) => vec3s(accessor(index, 3)?),
         None => vec![Vec3::Y; positions.len()],
     };
-    let uv1 = accessor(&doc, bin, attributes.get("TEXCOORD_1").ok_or("no TEXCOORD_1")?, 2)?;
+    let uv1 = accessor(attributes.get("TEXCOORD_1").ok_or("no TEXCOORD_1")?, 2)?;
     if normals.len() != positions.len() || uv1.len() != positions.len() * 2 {
         return Err("its attributes have different counts".into());
     }
@@ -774,13 +876,12 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         let index = primitive.get("indices").ok_or("a primitive without indices")?;
         let declared = index.as_u64().and_then(|i| doc["accessors"].get(i as usize)).map(|a| &a["count"]);
         indices_read = indices_read.saturating_add(declared.and_then(|c| c.as_u64()).unwrap_or(0) as usize);
-        if indices_read > bin.len() {
+        if indices_read > data_bytes {
             return Err(format!(
-                "its primitives declare {indices_read} indices, more than its {} bytes of binary data can hold",
-                bin.len()
+                "its primitives declare {indices_read} indices, more than its {data_bytes} bytes of binary data can hold"
             ));
         }
-        let indices = accessor(&doc, bin, index, 1)?;
+        let indices = accessor(index, 1)?;
         for t in indices.chunks_exact(3) {
             let triangle = [t[0] as u32, t[1] as u32, t[2] as u32];
             if triangle.iter().any(|&i| i as usize >= positions.len()) {
