@@ -54,6 +54,8 @@ pub struct Ktx2Writer<W: Write + Seek> {
     raw_len: u64,
     fed: u64,
     level_len: u64,
+    /// The frame is ended: every byte fed is compressed and written.
+    ended: bool,
     #[cfg(target_endian = "big")]
     converted: Vec<u8>,
 }
@@ -101,6 +103,7 @@ impl<W: Write + Seek> Ktx2Writer<W> {
             raw_len,
             fed: 0,
             level_len: 0,
+            ended: false,
             #[cfg(target_endian = "big")]
             converted: Vec::new(),
         })
@@ -109,6 +112,14 @@ impl<W: Write + Seek> Ktx2Writer<W> {
     /// Compresses whole rows of texels (`width · 4` values each, R G B A), the next
     /// rows of the image in order.
     pub fn write_rows(&mut self, texels: &[u16]) -> Result<(), Ktx2Error> {
+        self.write_rows_reporting(texels, &mut |_| {})
+    }
+
+    /// [`Ktx2Writer::write_rows`], telling `compressed` how many bytes of the image
+    /// the compressor has consumed so far ([`Ktx2Writer::compressed`]) after each step:
+    /// with workers, the rows are taken at once and compressed later, and the call that
+    /// feeds the last rows waits for all of them, telling as they finish.
+    pub fn write_rows_reporting(&mut self, texels: &[u16], compressed: &mut dyn FnMut(u64)) -> Result<(), Ktx2Error> {
         let bytes = texels.len() as u64 * 2;
         if !texels.len().is_multiple_of(self.row_len) || self.fed + bytes > self.raw_len {
             return Err(self.count_error(self.fed + bytes));
@@ -134,12 +145,26 @@ impl<W: Write + Seek> Ktx2Writer<W> {
         let mut input = InBuffer::around(body);
         while input.pos < body.len() {
             self.compress(&mut input, ZSTD_EndDirective::ZSTD_e_continue)?;
+            compressed(self.compressed());
         }
         if last {
             let mut input = InBuffer::around(tail);
-            while self.compress(&mut input, ZSTD_EndDirective::ZSTD_e_end)? != 0 {}
+            while self.compress(&mut input, ZSTD_EndDirective::ZSTD_e_end)? != 0 {
+                compressed(self.compressed());
+            }
+            self.ended = true;
         }
+        compressed(self.compressed());
         Ok(())
+    }
+
+    /// Bytes of the image the compressor has consumed: every byte fed once the frame
+    /// is ended, fewer while workers are still at it.
+    pub fn compressed(&self) -> u64 {
+        if self.ended {
+            return self.raw_len;
+        }
+        self.cctx.get_frame_progression().consumed.min(self.fed)
     }
 
     /// Patches the level length into the header; returns the file's length. `out`

@@ -140,8 +140,8 @@ macro_rules! out {
 pub(crate) use out;
 
 /// A progress line on stderr while one bake runs, when stderr is a terminal: the
-/// stage, and the texture's image rows as a bar while they are evaluated and
-/// compressed. Cleared when dropped, so the summary and any error print on a
+/// stage, and the texture's image rows as a bar as they are compressed (the last
+/// stage to finish with them), with the time left at the rate so far. Cleared when dropped, so the summary and any error print on a
 /// clean line. Elsewhere (a pipe, a log file, `-q`, `--json`) nothing at all.
 pub struct BakeProgress {
     bar: indicatif::ProgressBar,
@@ -169,8 +169,10 @@ impl vatbake::Watch for BakeProgress {
     fn rows(&self, done: usize, total: usize) {
         self.counting.call_once(|| {
             self.bar.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {msg:<9} {bar:32} {pos}/{len} rows  {elapsed}")
-                    .expect("the template is valid"),
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {msg:<9} {bar:32} {pos}/{len} rows  {elapsed}, eta {eta}",
+                )
+                .expect("the template is valid"),
             );
         });
         self.bar.set_length(total as u64);

@@ -188,9 +188,11 @@ struct TimedWriter<W: std::io::Write + std::io::Seek> {
 }
 
 impl<W: std::io::Write + std::io::Seek> TimedWriter<W> {
-    fn write_rows(&mut self, rows: &[u16]) -> Result<(), vat_ktx2::Ktx2Error> {
+    /// Writes `rows`, telling `compressed` the image bytes compressed so far as the
+    /// compressor gets on ([`vat_ktx2::Ktx2Writer::write_rows_reporting`]).
+    fn write_rows(&mut self, rows: &[u16], compressed: &mut dyn FnMut(u64)) -> Result<(), vat_ktx2::Ktx2Error> {
         let at = Instant::now();
-        let out = self.writer.write_rows(rows);
+        let out = self.writer.write_rows_reporting(rows, compressed);
         self.nanos += at.elapsed().as_nanos() as u64;
         out
     }
@@ -203,7 +205,7 @@ impl<W: std::io::Write + std::io::Seek> TimedWriter<W> {
     }
 }
 
-/// The KTX2 as its rows are streamed in: the writer, the image rows written so far
+/// The KTX2 as its rows are streamed in: the writer, the image rows compressed so far
 /// (told to the watch, which may stop it), the plain texels kept for other tools'
 /// files, and what the evaluation measured.
 struct Ktx2Stream<'a, W: std::io::Write + std::io::Seek> {
@@ -211,8 +213,9 @@ struct Ktx2Stream<'a, W: std::io::Write + std::io::Seek> {
     watch: &'a dyn Watch,
     /// u16s per image row.
     row_len: usize,
-    /// Image rows written, of `total_rows` (every image's, padding excluded).
-    done: usize,
+    /// Image rows the watch is told of: those compressed, of `total_rows` (every
+    /// image's, padding excluded). Compression runs behind the evaluation, so the rows
+    /// are counted as the compressor consumes them, never as they are fed.
     total_rows: usize,
     /// The last layer's rows past the texture, written as zeros after each image.
     padding_rows: usize,
@@ -255,7 +258,6 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
             out: TimedWriter { writer, nanos: 0 },
             watch,
             row_len: layout.width * 4,
-            done: 0,
             total_rows: layout.height * images,
             padding_rows: layers.rows() - layout.height,
             stored: Vec::new(),
@@ -278,7 +280,7 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         let mut delta = crate::delta::Encoder::new(settings.delta, self.row_len, first);
         let no_alpha = image == Image::Positions && settings.normals != NormalsMode::Packed;
         let plain = settings.delta == crate::delta::Delta::None && !no_alpha;
-        self.watch.rows(self.done, self.total_rows);
+        self.watch.rows(self.rows_compressed(self.out.writer.compressed()), self.total_rows);
         let sink = |rows: &[u16]| self.rows(rows, image, (!plain).then_some((&mut delta, no_alpha)));
         let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
         let evaluating = match image {
@@ -292,9 +294,21 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         self.evaluating += evaluating;
         let padding = vec![0u16; self.row_len];
         for _ in 0..self.padding_rows {
-            self.out.write_rows(&padding)?;
+            let (watch, total, rows) = (self.watch, self.total_rows, self.row_counter());
+            self.out.write_rows(&padding, &mut |bytes| watch.rows(rows(bytes), total))?;
         }
         Ok(())
+    }
+
+    /// Image rows the compressed `bytes` hold, at most the total.
+    fn rows_compressed(&self, bytes: u64) -> usize {
+        self.row_counter()(bytes)
+    }
+
+    /// [`Ktx2Stream::rows_compressed`] as a function that borrows nothing.
+    fn row_counter(&self) -> impl Fn(u64) -> usize {
+        let (row_bytes, total) = (self.row_len as u64 * 2, self.total_rows);
+        move |bytes| ((bytes / row_bytes) as usize).min(total)
     }
 
     /// Writes whole rows of `image`, first changed by `change` (the delta encoder, and
@@ -320,9 +334,8 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
                 &self.stored[..]
             }
         };
-        self.out.write_rows(rows)?;
-        self.done += rows.len() / self.row_len;
-        self.watch.rows(self.done, self.total_rows);
+        let (watch, total, counted) = (self.watch, self.total_rows, self.row_counter());
+        self.out.write_rows(rows, &mut |bytes| watch.rows(counted(bytes), total))?;
         if self.watch.cancelled() {
             let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
             return Err(vat_ktx2::Ktx2Error::Io(stop));
