@@ -125,16 +125,10 @@ impl Summary {
     }
 
     /// The clips a bake with this merge mode makes of the animations: the same grouping
-    /// as the bake's ([`crate::takes::group`]), names made unique as the bake makes them.
-    pub fn clips(&self, merge: MergeClips) -> Vec<ClipSummary> {
-        let mut clips = self.takes(merge);
-        crate::takes::unique_names(clips.iter_mut().map(|c| &mut c.name));
-        clips
-    }
-
-    /// The clips a bake with this merge mode makes of the animations, under the names
-    /// the file gives them (several may share one): for a bake that adds clips of other
-    /// files before making the names unique.
+    /// as the bake's ([`crate::takes::group`]), under the names the file gives them
+    /// (several may share one). The bake makes the names unique
+    /// ([`crate::takes::unique_names`]) once every file's clips are in, and so must a
+    /// reader that compares with it.
     pub fn takes(&self, merge: MergeClips) -> Vec<ClipSummary> {
         let grouped: Vec<crate::takes::Animation> = self
             .animations
@@ -201,7 +195,7 @@ mod tests {
         assert_eq!(a.targets, [(4, Property::Rotation), (2, Property::Weights)]);
         assert_eq!((summary.animations[1].duration, summary.animations[1].range), (None, None));
         assert_eq!((summary.animations[2].duration, summary.animations[2].range), (Some(0.0), None));
-        let clips = summary.clips(MergeClips::Never);
+        let clips = summary.takes(MergeClips::Never);
         assert_eq!(clips.iter().map(|c| c.source_index).collect::<Vec<_>>(), [0, 1, 2]);
         assert_eq!(clips[1].name, None);
     }

@@ -157,7 +157,7 @@ fn audit_unit(
                 ));
             }
             let merge = description.settings.merge_clips;
-            let mut clips = source.clips(merge);
+            let mut clips = source.takes(merge);
             let whole = add_animation_files(description, folder, path, &mut clips, &mut findings);
             vat_gltf::unique_names(clips.clips.iter_mut().map(|c| &mut c.name));
             if whole {
@@ -481,8 +481,9 @@ struct SourceDocument {
 
 impl SourceDocument {
     /// The clips a bake with this merge mode makes of the source's animations: the
-    /// same grouping as the bake's, from the JSON alone.
-    fn clips(&self, merge: vat_gltf::MergeClips) -> SourceClips {
+    /// same grouping as the bake's, from the JSON alone, under the file's names (made
+    /// unique by the caller once the `--animations` files' clips are in, as the bake does).
+    fn takes(&self, merge: vat_gltf::MergeClips) -> SourceClips {
         let clips = self
             .summary
             .takes(merge)
