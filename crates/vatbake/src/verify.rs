@@ -488,14 +488,7 @@ fn compare_lods(
     let worst: Vec<Vec<(f32, usize)>> = (0..rows)
         .into_par_iter()
         .map_init(
-            || {
-                (
-                    vec![Vec3A::ZERO; points],
-                    vec![Vec3A::ZERO; points],
-                    vec![Vec3::ZERO; points],
-                    vec![Vec3::ZERO; points],
-                )
-            },
+            || scratch(points),
             |(fp, fnormal, dp, dn), row| {
                 fresh.evaluate_row(row, fp, fnormal);
                 shipped.decode_columns(row, dp, dn);
@@ -772,14 +765,7 @@ fn compare_rows(d: &description::Description, shipped: &Shipped, rest: Option<&R
             let fresh_first = evaluate(first_fresh);
             rows.par_iter()
                 .map_init(
-                    || {
-                        (
-                            vec![Vec3A::ZERO; points],
-                            vec![Vec3A::ZERO; points],
-                            vec![Vec3::ZERO; points],
-                            vec![Vec3::ZERO; points],
-                        )
-                    },
+                    || scratch(points),
                     |(fp, fnormal, dp, dn), &(decoded_row, fresh_row)| {
                         fresh.evaluate_row(fresh_row, fp, fnormal);
                         shipped.decode_row(decoded_row, dp, dn);
@@ -994,4 +980,12 @@ fn check_clips(path: &str, shipped: &[ClipEntry], fresh: &[ClipEntry], note: &mu
             note("clips", format!("{path}: clip \"{}\" has {}", s.name, differences.join(", ")));
         }
     }
+}
+
+/// One thread's buffers for a row's comparison: fresh positions and normals, decoded
+/// positions and normals, `points` each.
+type Scratch = (Vec<Vec3A>, Vec<Vec3A>, Vec<Vec3>, Vec<Vec3>);
+
+fn scratch(points: usize) -> Scratch {
+    (vec![Vec3A::ZERO; points], vec![Vec3A::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points])
 }

@@ -280,7 +280,7 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         let mut delta = crate::delta::Encoder::new(settings.delta, self.row_len, first);
         let no_alpha = image == Image::Positions && settings.normals != NormalsMode::Packed;
         let plain = settings.delta == crate::delta::Delta::None && !no_alpha;
-        self.watch.rows(self.rows_compressed(self.out.writer.compressed()), self.total_rows);
+        self.watch.rows(self.row_counter()(self.out.writer.compressed()), self.total_rows);
         let sink = |rows: &[u16]| self.rows(rows, image, (!plain).then_some((&mut delta, no_alpha)));
         let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
         let evaluating = match image {
@@ -300,12 +300,8 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         Ok(())
     }
 
-    /// Image rows the compressed `bytes` hold, at most the total.
-    fn rows_compressed(&self, bytes: u64) -> usize {
-        self.row_counter()(bytes)
-    }
-
-    /// [`Ktx2Stream::rows_compressed`] as a function that borrows nothing.
+    /// The image rows that `bytes` compressed hold, at most the total, as a function
+    /// that borrows nothing (the writer calls it while it is borrowed).
     fn row_counter(&self) -> impl Fn(u64) -> usize {
         let (row_bytes, total) = (self.row_len as u64 * 2, self.total_rows);
         move |bytes| ((bytes / row_bytes) as usize).min(total)
