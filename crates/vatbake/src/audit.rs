@@ -422,41 +422,41 @@ fn add_animation_files(
             whole = false;
             continue;
         };
-        let read = std::fs::read(&path).map_err(|e| e.to_string());
-        let sha256 = read.as_ref().map(|bytes| description::sha256_hex(bytes));
-        if let Ok(now) = &sha256 {
-            if !now.eq_ignore_ascii_case(&recorded.sha256) {
-                findings.push(Finding::new(
-                    Kind::StaleSource,
-                    format!(
-                        "the {what} {} changed since the bake (sha256 {}… then, {}… now)",
-                        path.display(),
-                        &recorded.sha256[..recorded.sha256.len().min(12)],
-                        &now[..12]
-                    ),
-                    REBAKE_ADVICE,
-                ));
+        // An animation file is read as the source is (hash and clips, `read_source`);
+        // the name map for its hash alone.
+        let read = match index {
+            Some(_) => read_source(&path).map(|doc| (doc.sha256, Some(doc.summary))),
+            None => {
+                std::fs::read(&path).map(|bytes| (description::sha256_hex(&bytes), None)).map_err(|e| e.to_string())
             }
-        }
-        let Some(index) = index else {
-            if let Err(why) = read {
-                findings.push(unreadable(what, &path, &why));
-            }
-            continue;
         };
-        match read
-            .and_then(|bytes| vat_gltf::Summary::read(&path, &bytes).map_err(|e| format!("{}; {}", e.message, e.hint)))
-        {
-            Ok(summary) => clips.clips.extend(summary.takes(merge).into_iter().map(|c| SourceClip {
+        let (sha256, summary) = match read {
+            Ok(read) => read,
+            Err(why) => {
+                findings.push(unreadable(what, &path, &why));
+                whole &= index.is_none();
+                continue;
+            }
+        };
+        if !sha256.eq_ignore_ascii_case(&recorded.sha256) {
+            findings.push(Finding::new(
+                Kind::StaleSource,
+                format!(
+                    "the {what} {} changed since the bake (sha256 {}… then, {}… now)",
+                    path.display(),
+                    recorded.sha256.get(..12).unwrap_or(&recorded.sha256),
+                    sha256.get(..12).unwrap_or(&sha256)
+                ),
+                REBAKE_ADVICE,
+            ));
+        }
+        if let (Some(index), Some(summary)) = (index, summary) {
+            clips.clips.extend(summary.takes(merge).into_iter().map(|c| SourceClip {
                 name: c.name,
                 source_index: c.source_index,
                 file: Some(index),
                 duration: c.duration,
-            })),
-            Err(why) => {
-                findings.push(unreadable(what, &path, &why));
-                whole = false;
-            }
+            }));
         }
     }
     whole
