@@ -138,6 +138,7 @@ pub fn pose_scaled(settings: &PoseSettings, scale: f32) -> Result<PoseReport, Er
         of => from_model(&settings.input, of)?,
     };
     let model = &mut frozen.model;
+    drop_other_uv_sets(&settings.input, &mut model.materials, &mut frozen.warnings);
     if model.triangles.is_empty() {
         return Err(Error::input(format!(
             "{}: the model has no triangles (points or lines only), so there is no mesh to write; \
@@ -456,6 +457,52 @@ fn frozen(model: &Model, positions: &[Vec3], normals: &[Vec3]) -> Model {
     Model { parts, triangles, points, materials: model.materials.clone(), ..Model::default() }
 }
 
+/// Removes every texture binding that reads a uv set past TEXCOORD_0 (a pose keeps
+/// uv0 alone: a rest mesh's TEXCOORD_1 is its texture column), with a warning naming them.
+fn drop_other_uv_sets(file: &Path, materials: &mut vat_model::MaterialSet, warnings: &mut Vec<Finding>) {
+    for (index, material) in materials.materials.iter_mut().enumerate() {
+        let mut dropped = Vec::new();
+        drop_bindings(material, "", &mut dropped);
+        if dropped.is_empty() {
+            continue;
+        }
+        let name =
+            material.get("name").and_then(serde_json::Value::as_str).map_or(String::new(), |n| format!(" \"{n}\""));
+        warnings.push(
+            Finding::new(
+                "other-uv-sets",
+                format!(
+                    "{}: material {index}{name}: {} read a uv set past TEXCOORD_0, which a pose does not keep: \
+                     left out of the posed mesh",
+                    file.display(),
+                    dropped.join(", ")
+                ),
+            )
+            .advice("move the texture onto TEXCOORD_0 in the source if the frozen mesh needs it"),
+        );
+    }
+}
+
+/// [`drop_other_uv_sets`] of one JSON value: every `...Texture` object whose uv set
+/// (`texCoord`, or `KHR_texture_transform`'s override) is past 0, named by its path.
+fn drop_bindings(value: &mut serde_json::Value, path: &str, dropped: &mut Vec<String>) {
+    let Some(map) = value.as_object_mut() else { return };
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        let at = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+        let binding = &map[&key];
+        let transform = &binding["extensions"]["KHR_texture_transform"]["texCoord"];
+        let set = transform.as_u64().or_else(|| binding["texCoord"].as_u64()).unwrap_or(0);
+        if key.ends_with("Texture") && binding.is_object() && set > 0 {
+            // Order kept (the workspace's serde_json preserves it): the same source, the same bytes.
+            map.shift_remove(&key);
+            dropped.push(at);
+        } else if let Some(inner) = map.get_mut(&key) {
+            drop_bindings(inner, &at, dropped);
+        }
+    }
+}
+
 /// The smallest box around `positions`.
 fn bounds(positions: &[Vec3]) -> (Vec3, Vec3) {
     let min = positions.iter().fold(Vec3::INFINITY, |a, &p| a.min(p));
@@ -534,6 +581,27 @@ mod tests {
         // Flat in y: measured against a thousandth of the diagonal.
         assert!(check_height(out, 0.0, 0.00001, 1.0).is_ok());
         assert!(check_height(out, 0.0, 0.1, 1.0).is_err());
+    }
+
+    #[test]
+    fn bindings_of_other_uv_sets_are_left_out_and_named() {
+        let mut set = vat_model::MaterialSet::default();
+        set.materials.push(serde_json::json!({
+            "name": "skin",
+            "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } },
+            "occlusionTexture": { "index": 1, "texCoord": 1 },
+            "normalTexture": { "index": 2, "extensions": { "KHR_texture_transform": { "texCoord": 2 } } },
+            "emissiveTexture": { "index": 3, "texCoord": 1, "extensions": { "KHR_texture_transform": { "texCoord": 0 } } },
+        }));
+        let mut warnings = Vec::new();
+        drop_other_uv_sets(Path::new("m.glb"), &mut set, &mut warnings);
+        let kept: Vec<&String> = set.materials[0].as_object().unwrap().keys().collect();
+        assert_eq!(kept, ["name", "pbrMetallicRoughness", "emissiveTexture"]);
+        assert_eq!(
+            warnings[0].message,
+            "m.glb: material 0 \"skin\": occlusionTexture, normalTexture read a uv set past TEXCOORD_0, which a pose \
+             does not keep: left out of the posed mesh"
+        );
     }
 
     #[test]
