@@ -210,6 +210,17 @@ fn bad_requests_are_refused_naming_the_file_and_the_fix() {
     assert_eq!(json["error"]["message"], message.as_str());
     assert_eq!(json["error"]["file"], fox_s);
 
+    // A missing model or description: an input error naming it.
+    for args in [&["pose", "missing.glb", "-o", file_s][..], &["pose", "missing.vat.json", "--row", "0", "-o", file_s]]
+    {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 3, "{args:?}: {err}");
+        assert!(err.contains(": No such file or directory (os error 2); check the path\n"), "{args:?}: {err}");
+    }
+    let (code, _, err) = run(&["pose", fox_s, "-o", out.path().to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("-o {}: is a folder; give the file to write", out.path().display())), "{err}");
+
     let (code, _, err) = run(&["pose", fox_s, "--clip", "Run", "--time", "-0.5", "-o", file_s]);
     assert_eq!(code, 2, "{err}");
 
