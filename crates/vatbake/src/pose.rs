@@ -325,7 +325,15 @@ fn from_bake(file: &Path, row: usize) -> Result<Frozen, Error> {
             file.display()
         )));
     }
-    let shipped = Shipped::open(file)?;
+    let files = shipped::ShippedFiles::read(file)?;
+    if files.description.bones.is_some() {
+        return Err(Error::usage(format!(
+            "{}: a bone bake (--mode bones): its rows are joint matrices, not points; pose its source model with \
+             --clip NAME --time SECONDS (a clip's row k is at k / its rate), or pose a bake made with --mode vertices",
+            file.display()
+        )));
+    }
+    let shipped = Shipped::from_files(files).map_err(Error::input)?;
     let description = &shipped.description;
     if row >= shipped.rows() {
         let clips: Vec<String> =

@@ -262,6 +262,11 @@ fn bad_requests_are_refused_naming_the_file_and_the_fix() {
         )),
         "{err}"
     );
+    let (bones, _) = common::bake(&fox, &["--mode", "bones"]);
+    let (code, _, err) =
+        run(&["pose", bones.path().join("Fox.vat.json").to_str().unwrap(), "--row", "3", "-o", file_s]);
+    assert_eq!(code, 2);
+    assert!(err.contains("Fox.vat.json: a bone bake (--mode bones): its rows are joint matrices, not points; pose its source model with --clip NAME --time SECONDS"), "{err}");
     let (code, _, err) = run(&["pose", description.to_str().unwrap(), "--clip", "Run", "--time", "0", "-o", file_s]);
     assert_eq!(code, 2);
     assert!(err.contains("is a bake's description; pose one of its rows with --row N"), "{err}");
@@ -284,4 +289,32 @@ fn success_is_quiet_off_a_terminal_and_json_reports_the_pose() {
     assert_eq!(report["source_animations"], serde_json::json!([1]));
     assert_eq!((report["vertices"].as_u64(), report["triangles"].as_u64()), (Some(1728), Some(576)));
     assert_eq!(report["height"], report["written_height"]);
+}
+
+#[test]
+fn a_row_of_a_bake_without_normals_gets_its_triangles_normals() {
+    let fox = fixture("Fox/Fox.glb");
+    let (bake, _) = common::bake(&fox, &["--normals", "none", "--rest-mesh", "meshopt"]);
+    let file = bake.path().join("row.glb");
+    let report = pose(&settings(&bake.path().join("Fox.vat.json"), PoseOf::Row(3), &file)).unwrap();
+    assert_eq!((report.clip.as_deref(), report.vertices), (Some("Survey"), 1728));
+    let (positions, normals) = vertices(&file);
+    let length = |n: &[f32; 3]| (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    let worst = normals.iter().map(|n| (length(n) - 1.0).abs()).fold(0.0, f32::max);
+    assert!(worst < 1e-5, "a normal {worst} off unit length");
+    // Every triangle's corners lean the way the triangle faces.
+    let (document, blob) = gltf_import(&file);
+    let indices = document.meshes().next().unwrap().primitives().next().unwrap().indices().unwrap();
+    assert_eq!((indices.data_type(), indices.count()), (gltf::accessor::DataType::U16, 576 * 3));
+    let at = indices.view().unwrap().offset() + indices.offset();
+    let index = |k: usize| u16::from_le_bytes([blob[at + 2 * k], blob[at + 2 * k + 1]]) as usize;
+    let p = |i: usize| glam::Vec3::from(positions[i]);
+    let backward = (0..576)
+        .filter(|t| {
+            let [a, b, c] = [index(3 * t), index(3 * t + 1), index(3 * t + 2)];
+            let face = (p(b) - p(a)).cross(p(c) - p(a));
+            [a, b, c].iter().any(|&i| face.dot(glam::Vec3::from(normals[i])) < 0.0)
+        })
+        .count();
+    assert_eq!(backward, 0);
 }
