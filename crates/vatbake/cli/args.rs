@@ -37,6 +37,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Draw what a bake ships: a contact sheet of every clip from the decoded texture and the rest mesh.
     Preview(PreviewArgs),
+    /// Freeze one pose into a static GLB: a clip at a time of a model, or a row of a finished bake (checked by its bounding-box height).
+    Pose(crate::pose::PoseArgs),
     /// Print the JSON Schema of the description file.
     Schema,
     /// Print a shell completion script (e.g. `vatbake completions bash > /etc/bash_completion.d/vatbake`).
@@ -118,6 +120,7 @@ impl Command {
             Command::Inspect(a) => a.json,
             Command::Verify(a) => a.json,
             Command::Preview(a) => a.json,
+            Command::Pose(a) => a.json,
             _ => false,
         }
     }
@@ -131,6 +134,7 @@ impl Command {
             Command::Inspect(a) => Some(&a.file),
             Command::Verify(a) => Some(&a.description),
             Command::Preview(a) => Some(&a.description),
+            Command::Pose(a) => Some(&a.input),
             Command::Audit(a) => a.paths.first().map(PathBuf::as_path),
             _ => None,
         }

@@ -6,6 +6,7 @@
 
 mod args;
 mod messages;
+mod pose;
 mod print;
 
 use vatbake::{audit, bake, description, roster};
@@ -197,6 +198,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
+        args::Command::Pose(args) => pose::run(args),
         args::Command::Schema => {
             out!("{}", description::schema_json().trim_end());
             Ok(0)

@@ -34,6 +34,7 @@ mod features;
 mod findings;
 pub mod inspect;
 mod pipeline;
+pub mod pose;
 pub mod preview;
 pub mod roster;
 pub mod settings;
