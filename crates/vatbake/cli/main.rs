@@ -130,7 +130,8 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                 jobs: args.jobs,
                 force: args.force,
                 shard: args.shard,
-                durable: !args.no_durable,
+                no_durable: args.writing.no_durable,
+                keep_stale: args.writing.keep_stale,
                 gpu_budget: args.gpu_budget,
             };
             let report = {

@@ -229,17 +229,34 @@ fn earlier_files(settings: &BakeSettings) -> Vec<String> {
 /// Removes the files of an earlier bake of the same name that this bake did not
 /// write (a `--target godot` EXR, a `--format` export, a level of detail, a PNG texture after a KTX2
 /// one), which would otherwise sit beside the new bake out of step with it, and says
-/// so in a note. Names were checked to be plain file names when the description was read.
+/// so in a note; with `--keep-stale`, keeps them and warns about each. Names were
+/// checked to be plain file names when the description was read.
 fn remove_stale(settings: &BakeSettings, earlier: &[String], report: &mut BakeReport) {
     let written: std::collections::HashSet<&std::ffi::OsStr> =
         report.files.iter().filter_map(|f| f.file_name()).collect();
-    let mut removed = Vec::new();
-    for name in earlier {
-        let path = settings.out_dir.join(name);
-        if !written.contains(std::ffi::OsStr::new(name)) && path.is_file() && std::fs::remove_file(&path).is_ok() {
-            removed.push(format!("{name:?}"));
+    let stale = earlier
+        .iter()
+        .filter(|name| !written.contains(std::ffi::OsStr::new(name)) && settings.out_dir.join(name).is_file());
+    if settings.keep_stale {
+        for name in stale {
+            report.warnings.push(
+                Finding::new(
+                    "stale-kept",
+                    format!(
+                        "kept {name:?} from an earlier bake of {}: this bake does not write it, so it is out of \
+                         step with the new files",
+                        settings.description_file()
+                    ),
+                )
+                .advice("remove it by hand, or bake again without --keep-stale to have it removed"),
+            );
         }
+        return;
     }
+    let removed: Vec<String> = stale
+        .filter(|name| std::fs::remove_file(settings.out_dir.join(name)).is_ok())
+        .map(|name| format!("{name:?}"))
+        .collect();
     if !removed.is_empty() {
         report.notes.push(Finding::new(
             "stale-removed",
