@@ -204,10 +204,11 @@ fn an_optimized_rest_mesh_names_what_the_optimizer_did() {
     assert_eq!(
         err,
         format!(
-            "error: {}: not a vatbake rest mesh (accessor 0 holds positions quantized to unsigned 16-bit values \
-             (KHR_mesh_quantization, as gltfpack writes by default), where vatbake writes floats); give the \
-             .rest.glb file a bake wrote, as it wrote it: optimizers rewrite its accessors and drop its column uv \
-             (TEXCOORD_1); see docs/PLAYBACK.md, \"Optimizers\"\n",
+            "error: {}: not a vatbake rest mesh (primitive 0 has no TEXCOORD_1, the column uv each vertex finds \
+             its texture column by, which no material reads: an optimizer dropped it as unused (gltfpack without \
+             -kv, gltf-transform with its default --prune-attributes)); give the .rest.glb file a bake wrote, as \
+             it wrote it: optimizers rewrite its accessors and drop its column uv (TEXCOORD_1); see \
+             docs/PLAYBACK.md, \"Optimizers\"\n",
             packed.display()
         )
     );
