@@ -214,6 +214,26 @@ fn short_hash(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
+/// A file a bake read (`what`: "source", or "animation file PATH") whose SHA-256 is no
+/// longer the `recorded` one: the one wording of that finding, for the source and for
+/// every other file a bake is made of.
+///
+/// ```
+/// let f = vat_audit::changed_since_bake("source", &"a".repeat(64), &"b".repeat(64), "re-bake the unit");
+/// assert_eq!(f.message, "the source changed since the bake (sha256 aaaaaaaaaaaa… then, bbbbbbbbbbbb… now)");
+/// ```
+pub fn changed_since_bake(what: &str, recorded: &str, found: &str, advice: &str) -> Finding {
+    Finding::new(
+        Kind::StaleSource,
+        format!(
+            "the {what} changed since the bake (sha256 {}… then, {}… now)",
+            short_hash(recorded),
+            short_hash(found)
+        ),
+        advice,
+    )
+}
+
 /// The description agreeing with itself and with the bake's rules: each clip's rows,
 /// rate and duration against the row rule ([`ClipRows`]) at the recorded fps and
 /// frame cap, and the rows, clips, bands and texture size against the layout
@@ -442,15 +462,7 @@ pub fn check_hashes(description: &Description, texture: Option<&str>, mesh: Opti
 pub fn check_source(baked: &Description, source: &SourceClips, table: &AliasTable) -> Vec<Finding> {
     let mut findings = Vec::new();
     if !source.sha256.eq_ignore_ascii_case(&baked.source.sha256) {
-        findings.push(Finding::new(
-            Kind::StaleSource,
-            format!(
-                "the source changed since the bake (sha256 {}… then, {}… now)",
-                short_hash(&baked.source.sha256),
-                short_hash(&source.sha256)
-            ),
-            REBAKE,
-        ));
+        findings.push(changed_since_bake("source", &baked.source.sha256, &source.sha256, REBAKE));
     }
 
     let source_names: Vec<String> = source.clips.iter().map(SourceClip::display_name).collect();

@@ -62,8 +62,8 @@ mod table;
 
 pub use assign::{assign, Assignment, Duplicate, PlausibleMiss, Verdict};
 pub use check::{
-    check_description, check_hashes, check_source, check_texture, check_without_source, Finding, Kind, SourceClip,
-    SourceClips, TextureFacts, DURATION_TOLERANCE_FRACTION, DURATION_TOLERANCE_S,
+    changed_since_bake, check_description, check_hashes, check_source, check_texture, check_without_source, Finding,
+    Kind, SourceClip, SourceClips, TextureFacts, DURATION_TOLERANCE_FRACTION, DURATION_TOLERANCE_S,
 };
 pub use normalize::normalize;
 pub use plausible::Evidence;

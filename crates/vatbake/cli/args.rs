@@ -79,9 +79,10 @@ pub struct RosterArgs {
     /// Bake nothing: draw one contact sheet per unit, <name>.sheet.png beside its bake (default picture settings of `vatbake preview`).
     #[arg(long, conflicts_with_all = ["check", "force", "verify"])]
     pub preview: bool,
-    /// Do not sync each unit's files and folder to the disk around its renames (on by default).
-    #[arg(long)]
-    pub no_durable: bool,
+    /// `--no-durable` and `--keep-stale`, for every unit: `vatbake bake`'s flags, from
+    /// their one declaration in [`BakeOptions`].
+    #[command(flatten)]
+    pub writing: Writing,
     /// Warn when the units' textures take more GPU memory together than this (raw texel bytes), e.g. 1GiB.
     #[arg(long, value_name = "BYTES", value_parser = vatbake::settings::parse_bytes)]
     pub gpu_budget: Option<u64>,
@@ -162,8 +163,8 @@ pub struct BakeArgs {
     /// Threads to bake with (default: one per core). The files are the same for any count.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Sync the files and the folder to the disk before and after the renames, so a power cut keeps a whole set.
-    #[arg(long)]
+    /// The default (the files are synced unless --no-durable); accepted so that scripts written when it was not still run.
+    #[arg(long, hide = true, conflicts_with = "no_durable")]
     pub durable: bool,
     /// Warnings not to print, by code (comma-separated, e.g. unassigned-clips,duplicate-slot; docs/CLI.md lists them); --json still reports them.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
@@ -186,8 +187,7 @@ impl BakeArgs {
         }
         let mut all: Vec<BakeSettings> = Vec::new();
         for input in self.input {
-            let mut settings = self.options.clone().settings(input, self.out_dir.clone())?;
-            settings.durable = self.durable;
+            let settings = self.options.clone().settings(input, self.out_dir.clone())?;
             if let Some(other) = all.iter().find(|s| s.name == settings.name) {
                 return Err(Error::usage(format!(
                     "{} and {}: both would bake to {} in {}; bake them into different folders, or use a roster \
@@ -201,6 +201,48 @@ impl BakeArgs {
             all.push(settings);
         }
         Ok(all)
+    }
+}
+
+/// The bake options that `vatbake roster` takes for every unit (how the files are
+/// written): the arguments [`BakeOptions`] declares for `vatbake bake`, taken from that
+/// declaration, so that both commands have the same flags with the same help (and a
+/// roster file the same keys).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Writing {
+    /// `--no-durable`.
+    pub no_durable: bool,
+    /// `--keep-stale`.
+    pub keep_stale: bool,
+}
+
+impl Writing {
+    /// The ids of the arguments taken from [`BakeOptions`].
+    const IDS: [&'static str; 2] = ["no_durable", "keep_stale"];
+}
+
+impl clap::FromArgMatches for Writing {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Writing { no_durable: matches.get_flag("no_durable"), keep_stale: matches.get_flag("keep_stale") })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Writing::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for Writing {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        let bake = BakeOptions::augment_args(clap::Command::new("bake"));
+        Writing::IDS.iter().fold(command, |command, id| {
+            let arg = bake.get_arguments().find(|a| a.get_id() == id);
+            command.arg(arg.expect("BakeOptions declares every flag Writing takes").clone())
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Writing::augment_args(command)
     }
 }
 

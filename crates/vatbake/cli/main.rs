@@ -84,7 +84,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                         None => &bake::Unwatched,
                     };
                     if dry_run {
-                        dry_bake(settings, watch)?
+                        vatbake::bake_dry(settings, watch)?
                     } else {
                         vatbake::bake_watched(settings, watch)?
                     }
@@ -131,7 +131,8 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
                 jobs: args.jobs,
                 force: args.force,
                 shard: args.shard,
-                durable: !args.no_durable,
+                no_durable: args.writing.no_durable,
+                keep_stale: args.writing.keep_stale,
                 gpu_budget: args.gpu_budget,
             };
             let report = {
@@ -226,21 +227,6 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
 }
 
 /// One line on a terminal; with `-v`, the whole story.
-/// `bake --dry-run`: the bake into a scratch folder that is removed after, its report
-/// naming the files it would have written in the real output folder.
-fn dry_bake(settings: &vatbake::BakeSettings, watch: &dyn bake::Watch) -> anyhow::Result<bake::BakeReport> {
-    let scratch = std::env::temp_dir().join(format!(".vatbake-dry-run-{}", std::process::id()));
-    let mut scratch_settings = settings.clone();
-    scratch_settings.out_dir = scratch.clone();
-    let result = vatbake::bake_watched(&scratch_settings, watch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let mut report = result?;
-    let real = |path: &std::path::Path| settings.out_dir.join(path.file_name().unwrap_or_default());
-    report.description_file = real(&report.description_file);
-    report.files = report.files.iter().map(|f| real(f)).collect();
-    Ok(report)
-}
-
 fn print_summary(settings: &vatbake::BakeSettings, report: &bake::BakeReport, verbose: bool, verb: &str) {
     let container = match report.description.texture.container {
         vatbake::description::TextureFormat::Png => "PNG16",

@@ -337,28 +337,7 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
             }
         }
         Inspection::Source(s) => {
-            out!("{}: a source model, {}", messages::bold(&s.file.display().to_string()), messages::bytes(s.bytes));
-            out!(
-                "  {} points, {} triangles, {} nodes; {} skin{} with {} joints",
-                s.points,
-                s.triangles,
-                s.nodes,
-                s.skins,
-                if s.skins == 1 { "" } else { "s" },
-                s.joints
-            );
-            out!("  {}", messages::count(s.clips.len(), "clip"));
-            for c in &s.clips {
-                out!(
-                    "  clip {:<24} → {:<10} {:>8.3} s",
-                    format!("\"{}\"", c.name),
-                    c.slot.as_deref().unwrap_or("(no slot)"),
-                    c.duration_s
-                );
-            }
-            for w in &s.warnings {
-                out!("  warning: {w}");
-            }
+            source_inspection(s);
         }
         Inspection::RestMesh(m) => {
             out!(
@@ -518,4 +497,76 @@ pub fn roster_preview(
         messages::error(&format!("unit \"{}\": {}", unit.name, unit.error.as_deref().unwrap_or("")));
     }
     Ok(if report.errors == 0 { 0 } else { messages::EXIT_INPUT })
+}
+
+/// `vatbake inspect MODEL`: the model, then what a bake with no flags would write.
+fn source_inspection(s: &vatbake::inspect::SourceSummary) {
+    out!("{}: a source model, {}", messages::bold(&s.file.display().to_string()), messages::bytes(s.bytes));
+    let scenes = match s.scenes {
+        0 | 1 => messages::count(s.scenes, "scene"),
+        n => format!("{n} scenes (the default: {})", s.scene),
+    };
+    out!("  {scenes}, {} mesh{}", s.meshes, if s.meshes == 1 { "" } else { "es" });
+    out!(
+        "  {} points, {} triangles, {} nodes; {} skin{} with {} joints",
+        s.points,
+        s.triangles,
+        s.nodes,
+        s.skins,
+        if s.skins == 1 { "" } else { "s" },
+        s.joints
+    );
+    for m in &s.morphs {
+        let name = m.name.as_deref().map_or(String::new(), |n| format!(" \"{n}\""));
+        let names = if m.target_names.is_empty() { String::new() } else { format!(" ({})", m.target_names.join(", ")) };
+        out!("  morphs: mesh {}{name}: {}{names}", m.mesh, messages::count(m.targets, "target"));
+    }
+    let required = |e: &String| if s.extensions_required.contains(e) { format!("{e} (required)") } else { e.clone() };
+    match s.extensions_used.is_empty() {
+        true => out!("  extensions: none"),
+        false => out!("  extensions: {}", s.extensions_used.iter().map(required).collect::<Vec<_>>().join(", ")),
+    }
+    out!("  {}", messages::count(s.clips.len(), "clip"));
+    for c in &s.clips {
+        out!(
+            "  clip {:<24} → {:<10} {:>8.3} s",
+            format!("\"{}\"", c.name),
+            c.slot.as_deref().unwrap_or("(no slot)"),
+            c.duration_s
+        );
+    }
+    for w in &s.warnings {
+        out!("  warning: {w}");
+    }
+    match (&s.default_bake, &s.default_bake_error) {
+        (Some(b), _) => {
+            out!(
+                "  a bake with no flags: {} points × {} rows in {}, texture {}×{} {} (GPU {}), rest mesh {}",
+                b.points,
+                b.rows,
+                messages::count(b.clips.len(), "clip"),
+                b.width,
+                b.height,
+                messages::bytes(b.texture_bytes),
+                messages::bytes(b.gpu_bytes),
+                messages::bytes(b.mesh_bytes)
+            );
+            // The baked clips when they are not the file's (takes split per node merged).
+            let same = b.clips.len() == s.clips.len() && b.clips.iter().zip(&s.clips).all(|(b, c)| b.name == c.name);
+            for c in b.clips.iter().filter(|_| !same) {
+                out!(
+                    "    baked clip {:<18} → {:<10} {:>5} rows",
+                    format!("\"{}\"", c.name),
+                    c.slot.as_deref().unwrap_or("(no slot)"),
+                    c.rows
+                );
+            }
+            // The loader's, said above, once.
+            for w in b.warnings.iter().filter(|w| !s.warnings.contains(&w.message)) {
+                out!("    warning: {}", w.message);
+            }
+        }
+        (None, Some(error)) => out!("  a bake with no flags would fail: {error}"),
+        (None, None) => {}
+    }
 }

@@ -439,16 +439,8 @@ fn add_animation_files(
             }
         };
         if !sha256.eq_ignore_ascii_case(&recorded.sha256) {
-            findings.push(Finding::new(
-                Kind::StaleSource,
-                format!(
-                    "the {what} {} changed since the bake (sha256 {}… then, {}… now)",
-                    path.display(),
-                    recorded.sha256.get(..12).unwrap_or(&recorded.sha256),
-                    sha256.get(..12).unwrap_or(&sha256)
-                ),
-                REBAKE_ADVICE,
-            ));
+            let what = format!("{what} {}", path.display());
+            findings.push(vat_audit::changed_since_bake(&what, &recorded.sha256, &sha256, REBAKE_ADVICE));
         }
         if let (Some(index), Some(summary)) = (index, summary) {
             clips.clips.extend(summary.takes(merge).into_iter().map(|c| SourceClip {

@@ -31,14 +31,27 @@ pub enum Inspection {
     Source(Box<SourceSummary>),
 }
 
-/// A source model before any bake: its size, and each clip with the slot a default
-/// bake (the built-in alias table) gives it.
+/// A source model before any bake: its size, scenes, meshes, skins and morph targets,
+/// the extensions it uses, each clip with the slot a default bake (the built-in alias
+/// table) gives it, and what that bake would write.
 #[derive(Clone, Debug, Serialize)]
 pub struct SourceSummary {
     /// The file inspected.
     pub file: PathBuf,
     /// Its size in bytes.
     pub bytes: u64,
+    /// Scenes in the file (a bake takes the default one, or `--scene`).
+    pub scenes: usize,
+    /// The scene a bake with no `--scene` takes.
+    pub scene: usize,
+    /// Meshes in the file.
+    pub meshes: usize,
+    /// Each mesh with morph targets: how many, and their names when the file gives them.
+    pub morphs: Vec<SourceMorphs>,
+    /// The glTF extensions the file uses (`extensionsUsed`).
+    pub extensions_used: Vec<String>,
+    /// Those a reader must support to read it (`extensionsRequired`).
+    pub extensions_required: Vec<String>,
     /// Nodes in the chosen scene's file.
     pub nodes: usize,
     /// Points a bake with `--points all` would bake (one texture column each).
@@ -53,6 +66,89 @@ pub struct SourceSummary {
     pub clips: Vec<SourceClip>,
     /// What the loader worked around (the warnings a bake would print first).
     pub warnings: Vec<String>,
+    /// What `vatbake bake` with no flags would write; `None` when it would fail.
+    pub default_bake: Option<DefaultBake>,
+    /// Why a bake with no flags would fail (what it would print), when it would.
+    pub default_bake_error: Option<String>,
+}
+
+/// One mesh's morph targets.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceMorphs {
+    /// The mesh's index in the file.
+    pub mesh: usize,
+    /// Its name, if it has one.
+    pub name: Option<String>,
+    /// Morph targets (of its first primitive; glTF gives every primitive the same count).
+    pub targets: usize,
+    /// Their names (the mesh's `extras.targetNames`, as exporters write them); empty: none given.
+    pub target_names: Vec<String>,
+}
+
+/// What a bake with no flags would write, from a bake into a scratch folder that is
+/// removed after (the figures are a real bake's, not an estimate).
+#[derive(Clone, Debug, Serialize)]
+pub struct DefaultBake {
+    /// Points baked (texture columns): the default budget of 4000, or every point of a
+    /// smaller model, or more to keep every uv island.
+    pub points: u32,
+    /// Rows of every clip stacked.
+    pub rows: u32,
+    /// Texture width in texels.
+    pub width: u32,
+    /// Texture height in texels (of all layers).
+    pub height: u32,
+    /// The KTX2 texture's bytes.
+    pub texture_bytes: u64,
+    /// The rest mesh's bytes.
+    pub mesh_bytes: u64,
+    /// GPU memory the texture takes (raw texel bytes).
+    pub gpu_bytes: u64,
+    /// Each baked clip (after takes split per node are merged), with its slot and rows.
+    pub clips: Vec<DefaultClip>,
+    /// The warnings the bake would print, by code and message.
+    #[serde(serialize_with = "crate::findings::findings_json")]
+    pub warnings: Vec<vat_model::Finding>,
+}
+
+/// One clip of a default bake.
+#[derive(Clone, Debug, Serialize)]
+pub struct DefaultClip {
+    /// Its name.
+    pub name: String,
+    /// The slot it fills; null: none.
+    pub slot: Option<String>,
+    /// Its rows in the texture.
+    pub rows: u32,
+}
+
+/// The glTF JSON of a model's bytes (a GLB's JSON chunk), for what the loader does not
+/// keep: scenes, meshes, morph target names, extensions.
+fn gltf_json(data: &[u8]) -> Option<serde_json::Value> {
+    let json = if data.starts_with(b"glTF") { crate::shipped::glb_chunks(data).ok()?.0 } else { data };
+    serde_json::from_slice(json).ok()
+}
+
+/// A bake of `path` with no flags into a scratch folder, removed after.
+fn default_bake(path: &Path) -> Result<DefaultBake, Error> {
+    let settings = crate::BakeOptions::default().settings(path.to_path_buf(), std::env::temp_dir())?;
+    let report = crate::bake::bake_dry(&settings, &crate::Unwatched)?;
+    Ok(DefaultBake {
+        points: report.points,
+        rows: report.rows,
+        width: report.width,
+        height: report.height,
+        texture_bytes: report.texture_bytes,
+        mesh_bytes: report.mesh_bytes,
+        gpu_bytes: report.gpu_bytes,
+        clips: report
+            .description
+            .clips
+            .iter()
+            .map(|c| DefaultClip { name: c.name.clone(), slot: c.slot.clone(), rows: c.rows })
+            .collect(),
+        warnings: report.warnings,
+    })
 }
 
 /// One clip of a source model.
@@ -75,9 +171,38 @@ fn source_summary(path: &Path, bytes: u64) -> Result<SourceSummary, Error> {
     let names: Vec<Option<&str>> = clips.iter().map(|c| c.name.as_deref().filter(|n| !n.is_empty())).collect();
     let table = crate::slots::Aliases::load(None)?.table;
     let assignment = vat_audit::assign(&names, &table);
+    let json = gltf_json(&data).unwrap_or_default();
+    let list = |key: &str| json[key].as_array().map_or(&[][..], Vec::as_slice);
+    let strings = |key: &str| list(key).iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
+    let morphs = list("meshes")
+        .iter()
+        .enumerate()
+        .filter_map(|(index, mesh)| {
+            let targets = mesh["primitives"][0]["targets"].as_array().map_or(0, Vec::len);
+            (targets > 0).then(|| SourceMorphs {
+                mesh: index,
+                name: mesh["name"].as_str().map(str::to_string),
+                targets,
+                target_names: mesh["extras"]["targetNames"]
+                    .as_array()
+                    .map(|names| names.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect();
+    let (default_bake, default_bake_error) = match default_bake(path) {
+        Ok(bake) => (Some(bake), None),
+        Err(e) => (None, Some(e.message)),
+    };
     Ok(SourceSummary {
         file: path.to_path_buf(),
         bytes,
+        scenes: list("scenes").len(),
+        scene: json["scene"].as_u64().unwrap_or(0) as usize,
+        meshes: list("meshes").len(),
+        morphs,
+        extensions_used: strings("extensionsUsed"),
+        extensions_required: strings("extensionsRequired"),
         nodes: model.nodes.len(),
         points: model.points.len(),
         triangles: model.triangles.len(),
@@ -93,6 +218,8 @@ fn source_summary(path: &Path, bytes: u64) -> Result<SourceSummary, Error> {
             })
             .collect(),
         warnings: loaded.warnings.iter().map(|w| w.message.clone()).collect(),
+        default_bake,
+        default_bake_error,
     })
 }
 

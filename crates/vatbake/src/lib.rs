@@ -48,7 +48,7 @@ pub mod verify;
 pub use vat_description as description;
 
 pub use audit::{AuditReport, AuditSettings};
-pub use bake::{bake, bake_watched};
+pub use bake::{bake, bake_dry, bake_watched};
 pub use bake::{BakeReport, Unwatched, Watch};
 pub use error::{Error, ErrorKind};
 pub use settings::{BakeMode, BakeOptions, BakeSettings, OutputFormat, GENERATOR};

@@ -29,8 +29,7 @@ use crate::staging;
 /// Keys of a unit that are not bake settings.
 const UNIT_KEYS: &[&str] = &["name", "source"];
 /// Bake flags a roster decides itself.
-const RESERVED: &[&str] =
-    &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "durable", "no_warn", "dry_run"];
+const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "no_warn", "dry_run"];
 /// Settings whose values are paths, resolved against the roster's folder.
 const PATH_KEYS: &[&str] = &["aliases", "animations", "animation_names"];
 
@@ -368,9 +367,12 @@ pub struct RunOptions {
     pub force: bool,
     /// (K, N): bake the K-th of N deterministic shards, 1-based.
     pub shard: Option<(usize, usize)>,
-    /// Sync every unit's files and folder to the disk around its renames (on by
-    /// default in `vatbake roster`; `--no-durable` turns it off).
-    pub durable: bool,
+    /// Do not sync any unit's files to the disk (`--no-durable`), whatever its
+    /// `no_durable` key says: they are synced by default, as `vatbake bake`'s.
+    pub no_durable: bool,
+    /// Keep every unit's files of an earlier bake that its new bake does not write
+    /// (`--keep-stale`), whatever its `keep_stale` key says.
+    pub keep_stale: bool,
     /// GPU memory of the whole run warned past (`--gpu-budget`): see
     /// [`RosterReport::over_gpu_budget`].
     pub gpu_budget: Option<u64>,
@@ -458,7 +460,7 @@ fn stale_folders(roster: &Roster) -> Vec<String> {
     stale
 }
 
-fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResult {
+fn bake_unit(unit: &Unit, folder: &Path, options: &RunOptions) -> UnitResult {
     let started = Instant::now();
     let mut result = UnitResult {
         name: unit.name.clone(),
@@ -480,10 +482,11 @@ fn bake_unit(unit: &Unit, folder: &Path, force: bool, durable: bool) -> UnitResu
     }
     let outcome = (|| -> Result<Done> {
         let mut settings = unit.settings(folder)?;
-        settings.durable |= durable;
+        settings.durable &= !options.no_durable;
+        settings.keep_stale |= options.keep_stale;
         // What a killed run left in the unit's folder goes, whether it is rebaked or not.
         staging::remove_abandoned(&settings.out_dir);
-        if !force {
+        if !options.force {
             // A FIFO or a device as a source is refused here too (the bake says so).
             if let Ok(bytes) = vat_gltf::read_file(&settings.input) {
                 if let Some(description) = up_to_date(&settings, &description::sha256_hex(&bytes)) {
@@ -530,7 +533,7 @@ pub fn run(roster: &Roster, options: &RunOptions, watch: &dyn RosterWatch) -> Re
         units
             .par_iter()
             .map(|unit| {
-                let result = bake_unit(unit, &roster.folder, options.force, options.durable);
+                let result = bake_unit(unit, &roster.folder, options);
                 watch.unit_done(&result, done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
                 result
             })

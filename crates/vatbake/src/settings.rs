@@ -188,9 +188,13 @@ pub struct BakeSettings {
     pub strict: bool,
     /// Whether animations split per node are merged back into their take.
     pub merge_clips: vat_gltf::MergeClips,
-    /// Sync the files and the folder to the disk around the renames (`--durable`): the
-    /// caller's to set, not a bake option ([`BakeOptions::settings`] leaves it off).
+    /// Sync the files and the folder to the disk around the renames (on unless
+    /// `--no-durable`). It changes no byte, so the description does not record it.
     pub durable: bool,
+    /// Keep the files of an earlier bake of the same name that this bake does not
+    /// write, each named in a `stale-kept` warning (`--keep-stale`); by default they
+    /// are removed (`stale-removed`). Not recorded either.
+    pub keep_stale: bool,
     /// Which point each texture column holds.
     pub column_order: vat_model::ColumnOrder,
     /// The delta the texture's rows are stored under (`--delta`).
@@ -551,6 +555,17 @@ pub struct BakeOptions {
     #[serde(default, deserialize_with = "parsed")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "plain|meshopt"))]
     pub rest_mesh: Option<RestMeshEncoding>,
+    /// Do not sync the files and their folder to the disk around the renames. Synced by default, so that
+    /// after a power cut the folder holds the earlier bake or this one, whole (docs/PERFORMANCE.md, "Durable
+    /// writes", measures the cost); the renames alone already keep killed processes and readers from half a set.
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_durable: bool,
+    /// Keep the files an earlier bake of this name wrote that this bake does not (a --target EXR, a --format
+    /// export, a level of detail), warning about each (stale-kept), instead of removing them (stale-removed).
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub keep_stale: bool,
 }
 
 /// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
@@ -781,9 +796,8 @@ impl BakeOptions {
                 (_, true) => vat_gltf::MergeClips::Never,
                 _ => vat_gltf::MergeClips::Auto,
             },
-            // Whether the files are synced is the caller's (`--durable`, a roster's run),
-            // not the bake's: it changes no byte.
-            durable: false,
+            durable: !self.no_durable,
+            keep_stale: self.keep_stale,
             column_order: self.column_order.unwrap_or_default(),
             delta,
             precision,
@@ -874,6 +888,9 @@ impl BakeOptions {
                 .then_some(s.animation_translations),
             lods: s.lods.as_deref().map(|l| read("lods", l)).transpose()?,
             rest_mesh: (s.rest_mesh != RestMeshEncoding::default()).then_some(s.rest_mesh),
+            // How the files are written changes no byte of them: whoever bakes again decides.
+            no_durable: false,
+            keep_stale: false,
         })
     }
 
@@ -1010,6 +1027,8 @@ mod tests {
             animation_translations: Some(AnimationTranslations::Root),
             lods: Some("1000,250".parse().unwrap()),
             rest_mesh: Some(RestMeshEncoding::Meshopt),
+            no_durable: true,
+            keep_stale: true,
         }
     }
 
@@ -1112,6 +1131,7 @@ mod tests {
         strict,
         merge_clips,
         durable,
+        keep_stale,
         column_order,
         delta,
         precision,
@@ -1139,13 +1159,14 @@ mod tests {
         ("strict", "it decides whether to bake, not what is baked"),
         ("gpu_budget", "a warning's threshold (--device's is recorded as the size bound it gave)"),
         ("points_given", "the description records the budget, not whether it was given"),
+        ("durable", "whether the files are synced (--no-durable): no byte changes"),
+        ("keep_stale", "whether an earlier bake's files are kept (--keep-stale): no byte of this bake changes"),
     ];
 
     /// Fields no option sets: the caller's.
     const NOT_OPTIONS: &[(&str, &str)] = &[
         ("input", "the model: an argument of BakeOptions::settings"),
         ("out_dir", "the folder: an argument of BakeOptions::settings"),
-        ("durable", "whether the files are synced: the caller's (--durable, a roster's run), no byte changes"),
     ];
 
     #[test]
@@ -1211,6 +1232,8 @@ mod tests {
         assert_eq!((s.texture_format, s.delta, s.precision), (TextureFormat::Ktx2, Delta::Second, Precision::Full));
         assert_eq!((s.format, s.target, s.mode), (OutputFormat::Vatbake, Target::Three, BakeMode::Vertices));
         assert_eq!((s.column_order, s.normals), (ColumnOrder::Spatial, NormalsMode::Packed));
+        // Synced to the disk, and an earlier bake's files removed, unless asked otherwise.
+        assert_eq!((s.durable, s.keep_stale), (true, false));
         let png = settings_of(BakeOptions { texture_format: Some(TextureFormat::Png), ..BakeOptions::default() });
         assert_eq!(png.delta, Delta::None);
         let smallest = settings_of(BakeOptions { smallest: true, ..BakeOptions::default() });

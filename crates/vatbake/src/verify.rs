@@ -315,11 +315,18 @@ fn read_rest(
                 )
                 .unwrap_or_default();
                 if *recorded != found {
+                    // A file another tool wrote says so in its generator: an optimizer, most likely.
+                    let why = match mesh.generator.as_deref().filter(|g| !g.starts_with("vatbake")) {
+                        Some(tool) => format!(
+                            "{tool} rewrote it after the bake (an optimizer: docs/PLAYBACK.md, \"Optimizers\", \
+                             says which options keep the column uv); ship the .rest.glb the bake wrote"
+                        ),
+                        None => "the files are from different bakes".into(),
+                    };
                     note(
                         "mesh-sha256",
                         format!(
-                            "{}: the rest mesh's SHA-256 is not the one its description records: \
-                             the files are from different bakes",
+                            "{}: the rest mesh's SHA-256 is not the one its description records: {why}",
                             files.mesh.display()
                         ),
                     );
@@ -342,11 +349,16 @@ fn read_rest(
                 note(
                     "rest-mesh",
                     format!(
-                        "{}: {} vertices, where {} points and the 2 bounds corners make {}",
+                        "{}: {} vertices, where {} points and the 2 bounds corners make {}{}",
                         files.mesh.display(),
                         mesh.positions.len(),
                         points,
-                        points + 2
+                        points + 2,
+                        if mesh.positions.len() < points + 2 {
+                            " (an optimizer's weld, simplify or prune drops vertices: docs/PLAYBACK.md, \"Optimizers\")"
+                        } else {
+                            ""
+                        }
                     ),
                 );
                 None
@@ -671,7 +683,9 @@ fn compare(
         note(
             "rest-mesh",
             format!(
-                "{}: vertex {i} reads texture column {}, where the bake's column order ({}) puts it in column {}",
+                "{}: vertex {i} reads texture column {}, where the bake's column order ({}) puts it in column {}: \
+                 its vertices were re-ordered or its column uv (TEXCOORD_1) rewritten since the bake (an optimizer's \
+                 reorder or weld: docs/PLAYBACK.md, \"Optimizers\")",
                 files.mesh.display(),
                 shipped.columns.column(i),
                 d.texture.column_order,

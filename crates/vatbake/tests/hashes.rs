@@ -92,7 +92,8 @@ fn the_roster_rebakes_a_unit_whose_files_are_not_the_described_ones() {
     )
     .unwrap();
     let roster = roster::read(&file, None).unwrap();
-    let options = RunOptions { jobs: Some(1), force: false, shard: None, durable: false, gpu_budget: None };
+    let options =
+        RunOptions { jobs: Some(1), force: false, shard: None, no_durable: true, keep_stale: false, gpu_budget: None };
     let status = || roster::run(&roster, &options, &Unwatched).unwrap().units[0].status;
     assert_eq!(status(), "baked");
     assert_eq!(status(), "skipped");

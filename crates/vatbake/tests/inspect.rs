@@ -185,11 +185,88 @@ fn a_source_model_lists_its_clips_and_their_slots() {
     assert_eq!(
         text,
         format!(
-            "{}: a source model, 3.0 KB\n  10 points, 8 triangles, 3 nodes; 1 skin with 2 joints\n  1 clip\n  clip \
-             \"animation_0\"            → idle          5.500 s\n",
+            "{}: a source model, 3.0 KB\n  1 scene, 1 mesh\n  10 points, 8 triangles, 3 nodes; 1 skin with 2 joints\n  \
+             extensions: none\n  1 clip\n  clip \"animation_0\"            → idle          5.500 s\n  a bake with no \
+             flags: 10 points × 166 rows in 1 clip, texture 10×166 2.1 KB (GPU 13.3 KB), rest mesh 1.6 KB\n    \
+             warning: clip \"animation_0\" has no name; as the only clip it fills the fallback slot idle\n",
             fixture("SimpleSkin/SimpleSkin.gltf").display()
         )
     );
+}
+
+/// A source model's scenes, meshes, morph targets (with their names), extensions (used
+/// and required), and what a bake with no flags would write: the figures of a real bake
+/// of it, or why that bake would fail.
+#[test]
+fn a_source_model_says_its_morphs_extensions_and_what_a_default_bake_writes() {
+    let model = fixture("MorphStressTest/MorphStressTest.gltf");
+    let (code, text, err) = inspect(&model, true);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (report["scenes"].as_u64(), report["scene"].as_u64(), report["meshes"].as_u64()),
+        (Some(1), Some(0), Some(1))
+    );
+    let keys: Vec<String> = (1..=8).map(|k| format!("Key {k}")).collect();
+    assert_eq!(
+        report["morphs"],
+        serde_json::json!([{ "mesh": 0, "name": "Cube.001", "targets": 8, "target_names": keys }])
+    );
+    assert_eq!(report["extensions_used"], serde_json::json!([]));
+    // The default bake's figures are those of `vatbake bake` with no flags.
+    let (out, description) = bake(&model, &[]);
+    let would = &report["default_bake"];
+    assert_eq!(would["points"], description["points"]);
+    assert_eq!(would["rows"], description["rows"]);
+    assert_eq!(
+        (would["width"].clone(), would["height"].clone()),
+        (description["texture"]["width"].clone(), description["texture"]["height"].clone())
+    );
+    assert_eq!(
+        would["texture_bytes"].as_u64(),
+        Some(std::fs::metadata(out.path().join("MorphStressTest.vat.ktx2")).unwrap().len())
+    );
+    assert_eq!(
+        would["mesh_bytes"].as_u64(),
+        Some(std::fs::metadata(out.path().join("MorphStressTest.rest.glb")).unwrap().len())
+    );
+    assert_eq!(
+        would["gpu_bytes"].as_u64(),
+        Some(would["width"].as_u64().unwrap() * would["height"].as_u64().unwrap() * 8)
+    );
+    assert_eq!(report["default_bake_error"], Value::Null);
+    let (_, text, _) = inspect(&model, false);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[1], "  1 scene, 1 mesh");
+    assert!(
+        lines.contains(
+            &"  morphs: mesh 0 \"Cube.001\": 8 targets (Key 1, Key 2, Key 3, Key 4, Key 5, Key 6, Key 7, Key 8)"
+        ),
+        "{text}"
+    );
+    assert!(lines.contains(&"  extensions: none"), "{text}");
+    let bake_line = format!(
+        "  a bake with no flags: {} points × {} rows in 3 clips, texture {}×{} ",
+        description["points"], description["rows"], description["texture"]["width"], description["texture"]["height"]
+    );
+    assert!(text.contains(&bake_line), "{text}");
+
+    // Extensions, a required one marked.
+    let (code, text, err) = inspect(&fixture("draco/Fox.draco.glb"), false);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("\n  extensions: KHR_draco_mesh_compression (required)\n"), "{text}");
+    // CesiumMan's 19 one-joint animations bake as one clip: the baked clips are listed.
+    let (_, text, _) = inspect(&fixture("CesiumMan/glTF-Binary/CesiumMan.glb"), false);
+    assert!(text.contains("  a bake with no flags: 3273 points × 61 rows in 1 clip,"), "{text}");
+    assert!(text.contains("\n    baked clip \"animation_0\"      → idle          61 rows\n"), "{text}");
+    // The loader's warning is said once, not again among the bake's.
+    assert_eq!(text.matches("the joint weights of 210 points do not sum to 1").count(), 1, "{text}");
+    // An avatar without clips: what the bake would say instead.
+    let (code, text, err) = inspect(&fixture("variants/avatar-no-clips.glb"), true);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["default_bake"], Value::Null);
+    assert!(report["default_bake_error"].as_str().unwrap().contains("--animations FILE"), "{report}");
 }
 
 /// A rest mesh after gltfpack (tests/optimized/README.md): with its defaults, refused
@@ -204,10 +281,11 @@ fn an_optimized_rest_mesh_names_what_the_optimizer_did() {
     assert_eq!(
         err,
         format!(
-            "error: {}: not a vatbake rest mesh (accessor 0 holds positions quantized to unsigned 16-bit values \
-             (KHR_mesh_quantization, as gltfpack writes by default), where vatbake writes floats); give the \
-             .rest.glb file a bake wrote, as it wrote it: optimizers rewrite its accessors and drop its column uv \
-             (TEXCOORD_1); see docs/PLAYBACK.md, \"Optimizers\"\n",
+            "error: {}: not a vatbake rest mesh (primitive 0 has no TEXCOORD_1, the column uv each vertex finds \
+             its texture column by, which no material reads: an optimizer dropped it as unused (gltfpack without \
+             -kv, gltf-transform with its default --prune-attributes)); give the .rest.glb file a bake wrote, as \
+             it wrote it: optimizers rewrite its accessors and drop its column uv (TEXCOORD_1); see \
+             docs/PLAYBACK.md, \"Optimizers\"\n",
             packed.display()
         )
     );

@@ -543,3 +543,51 @@ fn a_file_from_an_earlier_bake_beside_the_description_is_a_finding() {
         )
     );
 }
+
+/// A rest mesh an optimizer rewrote: its tool named by its generator (not "another bake"),
+/// and vertices that no longer read the columns the bake gave them named as re-ordered.
+#[test]
+fn a_rewritten_rest_mesh_is_named_by_what_was_done_to_it() {
+    let baked = Baked::new(&[]);
+    let mesh = baked.path("out/Fox.rest.glb");
+    let mut bytes = std::fs::read(&mesh).unwrap();
+    let json_length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: Value = serde_json::from_slice(&bytes[20..20 + json_length]).unwrap();
+    // Vertex 0 and vertex 1 trade their column uvs (TEXCOORD_1: two floats each).
+    let accessor =
+        &json["accessors"][json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"].as_u64().unwrap() as usize];
+    let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let bin = 20 + json_length + 8;
+    let at =
+        bin + view["byteOffset"].as_u64().unwrap_or(0) as usize + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let (first, second) = bytes[at..at + 16].split_at_mut(8);
+    first.swap_with_slice(second);
+    std::fs::write(&mesh, &bytes).unwrap();
+    let (code, report) = baked.verify(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(codes(&report), ["mesh-sha256", "rest-mesh"]);
+    assert!(message(&report, "mesh-sha256").ends_with("the files are from different bakes"), "{report}");
+    let reordered = message(&report, "rest-mesh");
+    assert!(reordered.contains(": vertex 0 reads texture column "), "{reordered}");
+    assert!(
+        reordered.ends_with(
+            ": its vertices were re-ordered or its column uv (TEXCOORD_1) rewritten since the bake (an optimizer's \
+             reorder or weld: docs/PLAYBACK.md, \"Optimizers\")"
+        ),
+        "{reordered}"
+    );
+    // Another tool's generator, of the same length so that no offset moves.
+    let generator = json["asset"]["generator"].as_str().unwrap().to_string();
+    let other = format!("{:<1$}", "Optimizer 9", generator.len());
+    let at = bytes.windows(generator.len()).position(|w| w == generator.as_bytes()).unwrap();
+    bytes[at..at + generator.len()].copy_from_slice(other.as_bytes());
+    std::fs::write(&mesh, &bytes).unwrap();
+    let (_, report) = baked.verify(&[]);
+    assert!(
+        message(&report, "mesh-sha256").contains(&format!(
+            "the rest mesh's SHA-256 is not the one its description records: {other} rewrote it after the bake (an \
+             optimizer: docs/PLAYBACK.md, \"Optimizers\", says which options keep the column uv)"
+        )),
+        "{report}"
+    );
+}

@@ -6,7 +6,7 @@ pub(crate) mod bones;
 pub(crate) mod fresh;
 pub(crate) mod vertices;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -210,6 +210,29 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
     Ok(report)
 }
 
+/// [`bake_watched()`] into a scratch folder that is removed after, for `bake --dry-run`
+/// and `inspect` of a source: the figures are a real bake's, and the report names the
+/// files the bake would have written in `settings.out_dir`, where nothing is written.
+/// The scratch folder is created exclusively under an unpredictable name in the
+/// system's temporary folder, so nothing planted there is written through.
+pub fn bake_dry(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
+    let scratch = tempfile::Builder::new().prefix(".vatbake-dry-run-").tempdir().map_err(|e| {
+        let temp = std::env::temp_dir();
+        Error::output(format!(
+            "{}: cannot make a scratch folder for the dry run in it: {e}; set TMPDIR to a writable folder",
+            temp.display()
+        ))
+    })?;
+    let mut scratch_settings = settings.clone();
+    scratch_settings.out_dir = scratch.path().to_path_buf();
+    scratch_settings.durable = false;
+    let mut report = bake_watched(&scratch_settings, watch)?;
+    let real = |path: &Path| settings.out_dir.join(path.file_name().unwrap_or_default());
+    report.description_file = real(&report.description_file);
+    report.files = report.files.iter().map(|f| real(f)).collect();
+    Ok(report)
+}
+
 /// The files an earlier bake of the same name recorded in the description it left in
 /// the output folder (texture, rest mesh, exports), read before the new bake replaces it.
 fn earlier_files(settings: &BakeSettings) -> Vec<String> {
@@ -229,17 +252,34 @@ fn earlier_files(settings: &BakeSettings) -> Vec<String> {
 /// Removes the files of an earlier bake of the same name that this bake did not
 /// write (a `--target godot` EXR, a `--format` export, a level of detail, a PNG texture after a KTX2
 /// one), which would otherwise sit beside the new bake out of step with it, and says
-/// so in a note. Names were checked to be plain file names when the description was read.
+/// so in a note; with `--keep-stale`, keeps them and warns about each. Names were
+/// checked to be plain file names when the description was read.
 fn remove_stale(settings: &BakeSettings, earlier: &[String], report: &mut BakeReport) {
     let written: std::collections::HashSet<&std::ffi::OsStr> =
         report.files.iter().filter_map(|f| f.file_name()).collect();
-    let mut removed = Vec::new();
-    for name in earlier {
-        let path = settings.out_dir.join(name);
-        if !written.contains(std::ffi::OsStr::new(name)) && path.is_file() && std::fs::remove_file(&path).is_ok() {
-            removed.push(format!("{name:?}"));
+    let stale = earlier
+        .iter()
+        .filter(|name| !written.contains(std::ffi::OsStr::new(name)) && settings.out_dir.join(name).is_file());
+    if settings.keep_stale {
+        for name in stale {
+            report.warnings.push(
+                Finding::new(
+                    "stale-kept",
+                    format!(
+                        "kept {name:?} from an earlier bake of {}: this bake does not write it, so it is out of \
+                         step with the new files",
+                        settings.description_file()
+                    ),
+                )
+                .advice("remove it by hand, or bake again without --keep-stale to have it removed"),
+            );
         }
+        return;
     }
+    let removed: Vec<String> = stale
+        .filter(|name| std::fs::remove_file(settings.out_dir.join(name)).is_ok())
+        .map(|name| format!("{name:?}"))
+        .collect();
     if !removed.is_empty() {
         report.notes.push(Finding::new(
             "stale-removed",

@@ -616,7 +616,7 @@ pub fn unrecorded_files(path: &Path, d: &Description) -> Vec<PathBuf> {
 }
 
 /// The JSON and binary chunks of a GLB.
-fn glb_chunks(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
+pub(crate) fn glb_chunks(bytes: &[u8]) -> Result<(&[u8], &[u8]), String> {
     let word = |at: usize| -> Option<u32> { Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?)) };
     if bytes.get(..4) != Some(b"glTF") {
         return Err("no GLB header".into());
@@ -807,9 +807,56 @@ fn accessor(
     Ok(values)
 }
 
+/// What an optimizer did to a rest mesh, named from its JSON before any byte is
+/// decoded: the column uv (`TEXCOORD_1`) dropped, or positions or the column uv
+/// quantized (`KHR_mesh_quantization`, or a meshopt filter over quantized values). A
+/// bake writes both as floats, unfiltered, in every primitive.
+fn optimized(doc: &serde_json::Value) -> Result<(), String> {
+    let primitives = doc["meshes"][0]["primitives"].as_array().map_or(&[][..], Vec::as_slice);
+    for (p, primitive) in primitives.iter().enumerate() {
+        let attributes = &primitive["attributes"];
+        let Some(uv1) = attributes.get("TEXCOORD_1") else {
+            return Err(format!(
+                "primitive {p} has no TEXCOORD_1, the column uv each vertex finds its texture column by, which no \
+                 material reads: an optimizer dropped it as unused (gltfpack without -kv, gltf-transform with \
+                 its default --prune-attributes)"
+            ));
+        };
+        for (attribute, index) in [("positions", &attributes["POSITION"]), ("column uv (TEXCOORD_1)", uv1)] {
+            let Some(index) = index.as_u64() else { continue };
+            let accessor = &doc["accessors"][index as usize];
+            let kind = match accessor["componentType"].as_u64().unwrap_or(5126) {
+                5126 => None,
+                5120 => Some("signed 8-bit"),
+                5121 => Some("unsigned 8-bit"),
+                5122 => Some("signed 16-bit"),
+                5123 => Some("unsigned 16-bit"),
+                _ => Some("integer"),
+            };
+            if let Some(kind) = kind {
+                return Err(format!(
+                    "accessor {index} holds {attribute} quantized to {kind} values (KHR_mesh_quantization, as \
+                     gltfpack writes by default and gltf-transform quantize, meshopt and optimize do), where \
+                     vatbake writes floats"
+                ));
+            }
+            let view = &doc["bufferViews"][accessor["bufferView"].as_u64().unwrap_or(u64::MAX) as usize];
+            let filter = view["extensions"]["EXT_meshopt_compression"]["filter"].as_str().filter(|f| *f != "NONE");
+            if let Some(filter) = filter {
+                return Err(format!(
+                    "accessor {index} holds {attribute} meshopt-compressed under the {filter} filter, which \
+                     quantizes them (gltf-transform meshopt and optimize do), where vatbake writes floats"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
     let (json, bin) = glb_chunks(bytes)?;
     let doc: serde_json::Value = serde_json::from_slice(json).map_err(|e| format!("its JSON: {e}"))?;
+    optimized(&doc)?;
     let decoded = decoded_views(&doc, bin)?;
     // The bytes the indices may come from: the binary chunk and the decoded views.
     let data_bytes = bin.len() + decoded.iter().flatten().map(Vec::len).sum::<usize>();
@@ -820,23 +867,6 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
     let vec3s = |values: Vec<f64>| -> Vec<Vec3> {
         values.chunks_exact(3).map(|c| Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32)).collect()
     };
-    // Positions are floats in every rest mesh a bake writes; integers are an optimizer's
-    // quantization (a node scale then stands for the bounds the file no longer holds).
-    let position = attributes["POSITION"].as_u64().unwrap_or(0);
-    let component = doc["accessors"][position as usize]["componentType"].as_u64().unwrap_or(5126);
-    if component != 5126 {
-        let kind = match component {
-            5120 => "signed 8-bit",
-            5121 => "unsigned 8-bit",
-            5122 => "signed 16-bit",
-            5123 => "unsigned 16-bit",
-            _ => "integer",
-        };
-        return Err(format!(
-            "accessor {position} holds positions quantized to {kind} values (KHR_mesh_quantization, as gltfpack \
-             writes by default), where vatbake writes floats"
-        ));
-    }
     let positions = vec3s(accessor(&attributes["POSITION"], 3)?);
     let normals = match attributes.get("NORMAL") {
         Some(index) => vec3s(accessor(index, 3)?),
