@@ -16,6 +16,9 @@ import { artifactsDir, BIN, browserSession, checkedRows, decodeMask, fixture as 
 const ARTIFACTS = artifactsDir('babylon-target');
 
 const FIXTURES = ['Fox', 'CesiumMan', 'Kenney-MiniCharacters', 'Kenney-PlatformerCharacter', 'MorphStressTest'].map((name) => named(name));
+// The Fox with a level of detail (`--lods 0.8`: the texture and rest mesh are byte for byte
+// the bake's without it), played by the doc's `addLODLevel` recipe too.
+FIXTURES[0].extra = ['--lods', '0.8'];
 // The Fox's rest GLB under EXT_meshopt_compression (`--rest-mesh meshopt`), read by
 // Babylon's glTF loader with meshoptimizer's decoder.
 FIXTURES.push({ ...named('Fox'), name: 'Fox-rest-meshopt', extra: ['--rest-mesh', 'meshopt'] });
@@ -54,7 +57,7 @@ for (const fixture of FIXTURES) {
       const page = session.page();
       const { urls, description } = await session.bake({ ...fixture, args: ['--target', 'babylon', ...(fixture.extra ?? [])] });
       assert.equal(description.target?.name, 'babylon', 'the description records the target');
-      if (fixture.extra) assert.equal(description.settings.rest_mesh, 'meshopt', 'the description records the rest mesh encoding');
+      if (fixture.extra?.includes('--rest-mesh')) assert.equal(description.settings.rest_mesh, 'meshopt', 'the description records the rest mesh encoding');
       const info = await page.evaluate((o) => window.babylonTarget.load(o), { base: urls.base, description, ...shaders });
       t.diagnostic(`${fixture.name}: ${JSON.stringify(info)}`);
       // What the doc promises: vkFormat 91 (R16G16B16A16_UNORM) + Zstd, read back whole;
@@ -69,6 +72,32 @@ for (const fixture of FIXTURES) {
       assert.ok(info.parentedUnderRoot, 'the rest meshes sit under the loader\'s __root__ node');
       assert.deepEqual(info.rootScaling, [1, 1, -1]);
       assert.equal(info.rightHanded, false);
+
+      for (const [k, lod] of (description.lods ?? []).entries()) {
+        // docs/targets/babylon.md's LOD recipe: addLODLevel at the level's switch.distance
+        // scaled to this canvas (60° as stated; 256 px tall, not 1080). Babylon must draw
+        // level 0 just inside it and the level just past it, and there the level's
+        // silhouette must match level 0's (IoU ≥ 0.98 on every checked row of the first clip).
+        const distance = (lod.switch.distance * SIZE) / lod.switch.screen_height;
+        const clip = description.clips[0];
+        const rows = checkedRows(clip).map((r) => clip.row + r);
+        const inside = await page.evaluate((o) => window.babylonTarget.lodCheck(o), { base: urls.base, file: lod.file, distance, rows: [], factor: 0.98 });
+        const past = await page.evaluate((o) => window.babylonTarget.lodCheck(o), { base: urls.base, file: lod.file, distance, rows, factor: 1.02 });
+        assert.equal(inside.chosen, 'rest', `level ${k + 1}: Babylon did not keep level 0 at 0.98 × the switch distance`);
+        assert.equal(past.chosen, 'level', `level ${k + 1}: Babylon did not switch to the level at 1.02 × the switch distance`);
+        let worst = 1;
+        let differs = 0;
+        for (const m of past.masks) {
+          const [a, b] = [decodeMask(m.withLevel), decodeMask(m.levelZero)];
+          const r = iou(a, b);
+          worst = Math.min(worst, r.iou);
+          differs += a.some((v, i) => v !== b[i]) ? 1 : 0;
+          assert.ok(r.union > 0, `level ${k + 1} row ${m.row}: nothing drawn`);
+        }
+        t.diagnostic(`${fixture.name} level ${k + 1} through addLODLevel(${distance.toFixed(1)}): Babylon picks level 0 at 0.98×, the level at 1.02×; worst IoU against level 0 there ${worst.toFixed(4)} over ${past.masks.length} rows, ${differs} of them with a pixel of difference`);
+        assert.ok(worst >= MIN_IOU, `level ${k + 1}: IoU ${worst.toFixed(4)} against level 0 past the switch`);
+        assert.ok(differs > 0, `level ${k + 1}: the level draws exactly level 0's pixels on every row: it was not drawn`);
+      }
 
       // Every texel through the doc's vertex shader, read back from a float target.
       const check = await page.evaluate(() => window.babylonTarget.decodeCheck());

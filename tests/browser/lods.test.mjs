@@ -1,13 +1,12 @@
 // Levels of detail (`vatbake bake --lods`) in headless Chromium through the runtime
 // package: on every checked row of every clip, each level drawn at its recorded switch
 // distance (60° camera, 1080-pixel screen, the description's `switch`: 1 px of error)
-// against level 0 there. The switch promises at most 1 px of error, so every pixel
-// where the two silhouettes differ must lie within 2 px (1 px and the rasterizer's
-// half pixel either side) of the other silhouette; a control at a tenth of the
-// distance, where the error may reach 10 px, must break that on some row. The IoU is
-// recorded beside it: at the switch a unit is 20–200 px tall, where one pixel of
-// outline is already 1–3 % of the area, so IoU ≥ 0.98 is not what 1 px of error gives
-// there (README: measured).
+// against level 0 there. There its silhouette's IoU against level 0 must be ≥ 0.98 and,
+// as the switch promises at most 1 px of error, every pixel where the two silhouettes
+// differ must lie within 2 px (1 px and the rasterizer's half pixel either side) of the
+// other silhouette; a control at a tenth of the distance, where the error may reach
+// 10 px, must break the 2 px reach on some row. (IoU has no such control: a level's
+// IoU is nearly the same at every distance, README: measured.)
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -52,10 +51,14 @@ function farthest(a, b, size = SIZE) {
 }
 const mask = async (level, clip, row, distance) => decodeMask(await page().evaluate(([l, c, r, dd]) => window.lods.render(l, c, r, dd), [level, clip, row, distance]));
 
+// Each fixture's chain is one whose levels keep the silhouette (IoU ≥ 0.98 against level 0
+// at every distance measured: README). A coarser chain (Fox 0.5,0.25: IoU 0.94 and 0.78)
+// changes the silhouette by as much at a tenth of its switch as at twice it, so no
+// switch distance would bring it to 0.98 (README: measured).
 const CASES = [
-  fixture('Fox', { name: 'Fox-lods', args: ['--lods', '0.5,0.25'] }),
-  fixture('CesiumMan', { name: 'CesiumMan-lods', args: ['--lods', '0.5,0.25'] }),
-  fixture('Kenney-MiniCharacters', { name: 'Kenney-MiniCharacters-lods', args: ['--lods', '0.5'] }),
+  fixture('Fox', { name: 'Fox-lods', args: ['--lods', '0.8'] }),
+  fixture('CesiumMan', { name: 'CesiumMan-lods', args: ['--lods', '0.5'] }),
+  fixture('Kenney-MiniCharacters', { name: 'Kenney-MiniCharacters-lods', args: ['--lods', '0.55'] }),
   fixture('MorphStressTest', { name: 'MorphStressTest-lods', args: ['--lods', '0.5'] }),
 ];
 if (fs.existsSync(SPEC)) CASES.push({ name: 'fox-spec-lods', model: path.relative(path.join(REPO, 'fixtures'), SPEC), args: ['--lods', '0.5,0.25', '--max-size', '8192x8192'] }); // 15,000 columns: wider than SwiftShader's 8,192
@@ -67,7 +70,7 @@ for (const c of CASES) {
     before(async () => {
       d = (await session.bake(c)).description;
     });
-    test('every level at its switch distance is within 2 px of level 0 on every checked row of every clip; at a tenth it is not', async (t) => {
+    test('every level at its switch distance has IoU ≥ 0.98 against level 0 and lies within 2 px of it on every checked row of every clip; at a tenth it does not lie within 2 px', async (t) => {
       assert.ok(d.lods?.length > 0, 'the bake has levels');
       for (const [k, lod] of d.lods.entries()) {
         const level = k + 1;
@@ -91,7 +94,10 @@ for (const c of CASES) {
         const far = Math.max(...rows.map((r) => r.far));
         const controlFar = Math.max(...rows.map((r) => r.controlFar));
         t.diagnostic(`level ${level} (${lod.points} of ${d.points} points, max error ${(100 * lod.max_error_fraction).toFixed(2)} %, switch ${lod.switch.distance.toFixed(1)}): ${rows.length} rows; at the switch: farthest differing pixel ${far} px, worst IoU ${worst.iou.toFixed(4)} (${worst.clip} row ${worst.row}, ${worst.pixels} px covered); at a tenth: farthest ${controlFar} px, worst IoU ${control.toFixed(4)}`);
-        for (const r of rows) assert.ok(r.pixels > 0 && r.far <= REACH, `level ${level}, ${r.clip} row ${r.row}: a differing pixel ${r.far} px from the other silhouette at the switch distance (IoU ${r.iou.toFixed(4)})`);
+        for (const r of rows) {
+          assert.ok(r.pixels > 0 && r.iou >= MIN_IOU, `level ${level}, ${r.clip} row ${r.row}: IoU ${r.iou.toFixed(4)} against level 0 at the switch distance (${r.pixels} px covered), below ${MIN_IOU}`);
+          assert.ok(r.far <= REACH, `level ${level}, ${r.clip} row ${r.row}: a differing pixel ${r.far} px from the other silhouette at the switch distance (IoU ${r.iou.toFixed(4)})`);
+        }
         assert.ok(controlFar > REACH, `level ${level}: at a tenth of the switch distance every differing pixel is within ${REACH} px (farthest ${controlFar}): the control shows nothing`);
       }
     });

@@ -65,3 +65,44 @@ for (const model of BUNDLED) {
     assert.ok(unswapped > 1e-3, `without the axis swap the decode is still within ${unswapped}: the check cannot see an axis error`);
   });
 }
+
+// --lods with --format openvat: each level's `<stem>-lodN-mesh.glb` is our level's points,
+// each vertex's VAT_UV the one OpenVAT's full mesh gives that point, so OpenVAT's formula
+// on the one PNG plays the level: every level vertex on every row lands where our decode
+// puts its point.
+test('openvat --lods: each level mesh plays from the same PNG with OpenVAT\'s formula', (t) => {
+  const { desc, dir, stem, ours, uv1: ourFull } = referenceBake(path.join(FIXTURES, 'Fox/Fox.glb'), ['--format', 'openvat', '--lods', '0.5,0.25']);
+  assert.equal(desc.lods.length, 2);
+  const remap = JSON.parse(fs.readFileSync(path.join(dir, `${stem}-remap_info.json`), 'utf8'))['os-remap'];
+  const image = readPng16(new Uint8Array(fs.readFileSync(path.join(dir, `${stem}.png`))));
+  const fullUv = attribute(path.join(dir, `${stem}-mesh.glb`), 'TEXCOORD_1');
+  // Our rest mesh's column uv names each point: vertex i is point i.
+  const pointOf = new Map(ourFull.slice(0, desc.points).map((uv, i) => [uv.join(), i]));
+  const [min, max] = [remap.Min, remap.Max];
+  const step = [0, 2, 1].map((b) => (max[b] - min[b]) / 65535);
+  const scale = Math.max(...desc.positions.center.map((c, a) => Math.abs(c) + desc.positions.half_extent[a]));
+  const p = [0, 0, 0];
+  const n = [0, 0, 0];
+  for (const [k, lod] of desc.lods.entries()) {
+    const file = `${stem}-lod${k + 1}-mesh.glb`;
+    assert.ok(desc.exports.some((e) => e.file === file), `${file} is recorded in the description's exports`);
+    const uv2 = attribute(path.join(dir, file), 'TEXCOORD_1');
+    const rest = attribute(path.join(dir, file), 'POSITION');
+    const ourLevel = attribute(path.join(dir, lod.file), 'TEXCOORD_1');
+    let worst = 0;
+    for (let i = 0; i < lod.points; i++) {
+      const point = pointOf.get(ourLevel[i].join());
+      assert.ok(point !== undefined, `level ${k + 1} vertex ${i}: its column is no point of the bake`);
+      assert.deepEqual(uv2[i], fullUv[point], `level ${k + 1} vertex ${i}: VAT_UV is not its point's in ${stem}-mesh.glb`);
+      for (let f = 0; f < desc.rows; f++) {
+        const o = (Math.floor((uv2[i][1] + f / image.height) * image.height) * image.width + Math.floor(uv2[i][0] * image.width)) * 4;
+        const off = [0, 1, 2].map((b) => min[b] + (image.texels[o + b] / 65535) * (max[b] - min[b]));
+        const engine = [rest[i][0] + off[0], rest[i][1] + off[2], rest[i][2] - off[1]];
+        ours(point, f, p, n);
+        for (let a = 0; a < 3; a++) worst = Math.max(worst, (Math.abs(engine[a] - p[a]) - 0.5 * step[a]) / scale);
+      }
+    }
+    t.diagnostic(`level ${k + 1}: ${lod.points} of ${desc.points} points × ${desc.rows} rows; beyond half a step: ${worst.toExponential(2)} × max |coordinate|`);
+    assert.ok(worst <= 1e-6, `level ${k + 1}: a vertex lands ${worst} × max |coordinate| beyond half an OpenVAT step from our decode`);
+  }
+});

@@ -31,6 +31,7 @@
 //!     rest_positions: &[Vec3::ZERO], uv0: &[Vec2::ZERO],
 //!     triangles: &[],
 //!     clips: &[ClipSpan { name: "idle".into(), row: 0, rows: 2, duration: 1.0, ..Default::default() }],
+//!     levels: &[],
 //! };
 //! let export = vat_export::playcanvas(&baked)?;
 //! assert_eq!(export.files[0].name, "unit.vat");

@@ -80,7 +80,14 @@ pub fn openvat(bake: &Baked) -> Result<Export, ExportError> {
             ExportFile { name: format!("{}-vnrm.png", bake.name), bytes: png(normals)? },
             ExportFile { name: format!("{}-remap_info.json", bake.name), bytes: json_indent4(&remap) },
         ],
-        mesh: Some(MeshRequest { file: format!("{}-mesh.glb", bake.name), uv1, merge_materials: false }),
+        mesh: Some(MeshRequest {
+            file: format!("{}-mesh.glb", bake.name),
+            uv1,
+            merge_materials: false,
+            // OpenVAT's engine tools take any mesh whose VAT_UV points at the texture's
+            // columns: a level is one more such mesh over a subset of the points.
+            levels: (1..=bake.levels.len()).map(|k| format!("{}-lod{k}-mesh.glb", bake.name)).collect(),
+        }),
     })
 }
 

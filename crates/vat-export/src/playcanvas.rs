@@ -58,15 +58,19 @@ pub fn playcanvas(bake: &Baked) -> Result<Export, ExportError> {
         start += count;
     }
 
-    let mut indices: Vec<u8> = Vec::new();
     let wide = points > 65535;
-    for &index in bake.triangles.iter().flatten() {
-        if wide {
-            indices.extend_from_slice(&index.to_le_bytes());
-        } else {
-            indices.extend_from_slice(&(index as u16).to_le_bytes());
+    let index_bytes = |triangles: &[[u32; 3]]| -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(triangles.len() * if wide { 12 } else { 6 });
+        for &index in triangles.iter().flatten() {
+            if wide {
+                bytes.extend_from_slice(&index.to_le_bytes());
+            } else {
+                bytes.extend_from_slice(&(index as u16).to_le_bytes());
+            }
         }
-    }
+        bytes
+    };
+    let indices = index_bytes(bake.triangles);
     let uvs: Vec<u8> = bake.uv0.iter().flat_map(|uv| uv.to_array()).flat_map(f32::to_le_bytes).collect();
     let vat: Vec<u8> = vat.iter().flat_map(|v| v.to_le_bytes()).collect();
 
@@ -81,13 +85,27 @@ pub fn playcanvas(bake: &Baked) -> Result<Export, ExportError> {
     let vat_accessor = accessor(&vat);
     let mut index_accessor = accessor(&indices);
     let uv_accessor = accessor(&uvs);
-    index_accessor["type"] = json!(if wide { "uint32" } else { "uint16" });
+    let index_type = if wide { "uint32" } else { "uint16" };
+    index_accessor["type"] = json!(index_type);
     index_accessor["count"] = json!(bake.triangles.len() * 3);
+    // The levels of detail: PlayCanvas's shader reads a vertex's texels at its
+    // gl_VertexID, so a level is another index buffer over the same vertices (those it
+    // leaves out are never shaded), after the others in the binary chunk.
+    let lods: Vec<serde_json::Value> = bake
+        .levels
+        .iter()
+        .map(|triangles| {
+            let mut indices = accessor(&index_bytes(triangles));
+            indices["type"] = json!(index_type);
+            indices["count"] = json!(triangles.len() * 3);
+            json!({ "indices": indices })
+        })
+        .collect();
 
     let (c, h) = (bake.center, bake.half_extent);
     let min = [0, 1, 2].map(|a| c[a] as f64 - h[a] as f64);
     let max = [0, 1, 2].map(|a| c[a] as f64 + h[a] as f64);
-    let json = json!({
+    let mut json = json!({
         "version": VERSION,
         "generator": bake.generator,
         "fps": bake.fps,
@@ -104,6 +122,10 @@ pub fn playcanvas(bake: &Baked) -> Result<Export, ExportError> {
         "indices": index_accessor,
         "uvs": uv_accessor,
     });
+    if !lods.is_empty() {
+        // Written only with levels: a bake without them stays byte for byte what it was.
+        json["lods"] = json!(lods);
+    }
     let mut json = serde_json::to_vec(&json).expect("a JSON value always serializes");
     json.resize(json.len().next_multiple_of(4), b' ');
 
@@ -159,6 +181,31 @@ mod tests {
         assert_eq!(texel(7), [7, 8, 9, 0x3412]);
         assert_eq!(json["indices"]["type"], "uint16");
         assert_eq!(json["indices"]["count"].as_u64(), Some(3));
+    }
+
+    #[test]
+    fn each_level_is_an_index_buffer_over_the_same_vertices_after_the_others() {
+        let owned = crate::types::test_bake::owned();
+        let plain = playcanvas(&owned.baked()).unwrap().files.remove(0).bytes;
+        let levels = vec![vec![[1, 0, 1], [0, 0, 1]]];
+        let b = playcanvas(&Baked { levels: &levels, ..owned.baked() }).unwrap().files.remove(0).bytes;
+        let json_len = u32_at(&b, 12) as usize;
+        let json: serde_json::Value = serde_json::from_slice(&b[20..20 + json_len]).unwrap();
+        let bin = &b[28 + json_len..];
+        let lod = &json["lods"][0]["indices"];
+        assert_eq!(
+            (lod["type"].as_str(), lod["count"].as_u64(), lod["byteLength"].as_u64()),
+            (Some("uint16"), Some(6), Some(12))
+        );
+        let at = lod["byteOffset"].as_u64().unwrap() as usize;
+        assert!(at >= json["uvs"]["byteOffset"].as_u64().unwrap() as usize + 16, "after the uvs: {json}");
+        let indices: Vec<u16> = bin[at..at + 12].chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        assert_eq!(indices, [1, 0, 1, 0, 0, 1]);
+        assert_eq!(json["binary"]["byteLength"].as_u64(), Some(bin.len() as u64));
+        // The texture and the base mesh are the ones a bake without levels writes.
+        let plain_json_len = u32_at(&plain, 12) as usize;
+        let plain_bin = &plain[28 + plain_json_len..];
+        assert_eq!(&bin[..plain_bin.len()], plain_bin);
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct Baked<'a> {
     pub triangles: &'a [[u32; 3]],
     /// The clips, in row order.
     pub clips: &'a [ClipSpan],
+    /// The levels of detail (`--lods`), finest first: each level's triangles over the
+    /// same points (a subset of them), so it plays from the same texels. Empty without.
+    pub levels: &'a [Vec<[u32; 3]>],
 }
 
 /// One clip's rows.
@@ -129,6 +132,9 @@ pub struct MeshRequest {
     pub uv1: Vec<Vec2>,
     /// One primitive per material (the parts that share one merged) instead of one per part.
     pub merge_materials: bool,
+    /// The file of each level of detail's mesh (`Baked::levels`), finest first: the
+    /// level's points and triangles, each point with its `uv1` here.
+    pub levels: Vec<String>,
 }
 
 /// What a format writes.
@@ -209,6 +215,7 @@ pub(crate) mod test_bake {
                 uv0: &self.uv0,
                 triangles: &[[0, 1, 0]],
                 clips: &self.clips,
+                levels: &[],
             }
         }
     }

@@ -206,7 +206,14 @@ pub fn vat3(bake: &Baked) -> Result<Export, ExportError> {
             exr("rot", &|x, y| images.rotation(x, y)),
             exr("col", &|_, _| [1.0; 4]),
         ],
-        mesh: Some(MeshRequest { file: format!("{}_mesh.glb", bake.name), uv1: images.uv1, merge_materials: true }),
+        mesh: Some(MeshRequest {
+            file: format!("{}_mesh.glb", bake.name),
+            uv1: images.uv1,
+            merge_materials: true,
+            // The soft-body players read each vertex's column from its uv: a level is one
+            // more such mesh over a subset of the points.
+            levels: (1..=bake.levels.len()).map(|k| format!("{}_lod{k}_mesh.glb", bake.name)).collect(),
+        }),
     })
 }
 

@@ -959,6 +959,14 @@ fn bone_mode_checks(
         (options.rest_mesh.is_some_and(|m| m != RestMeshEncoding::Plain), "--rest-mesh"),
     ];
     if let Some((_, flag)) = playback.iter().find(|(given, _)| *given) {
+        if format.needs_bones() {
+            // The format chose the bone bake: --mode vertices is no way out there.
+            return Err(Error::usage(format!(
+                "{flag} with --format {format}: {} plays joint matrices (a bone bake), and {flag} is a vertex \
+                 bake's feature; drop {flag}, or leave --format out for a vertex bake that has it",
+                format.players()
+            )));
+        }
         return refuse(
             (*flag).into(),
             "that is a vertex bake's feature, not written for bone bakes yet; give --mode vertices",
@@ -1257,10 +1265,18 @@ mod tests {
             let error = bad.parse::<LodChain>().unwrap_err();
             assert!(error.starts_with(&format!("\"{bad}\" is not a level")), "{bad}: {error}");
         }
-        let error = settings_of_err(BakeOptions { lods: Some(chain), ..bone_options() });
+        let error = settings_of_err(BakeOptions { lods: Some(chain), format: None, ..bone_options() });
         assert_eq!(
             error.message,
             "--lods with --mode bones: that is a vertex bake's feature, not written for bone bakes yet; give --mode vertices"
+        );
+        // With a format that is a bone bake, --mode vertices is no way out: drop --lods.
+        let error = settings_of_err(BakeOptions { lods: Some("0.5".parse().unwrap()), ..bone_options() });
+        assert!(
+            error.message.starts_with("--lods with --format babylon: ")
+                && error.message.ends_with("drop --lods, or leave --format out for a vertex bake that has it"),
+            "{}",
+            error.message
         );
     }
 }

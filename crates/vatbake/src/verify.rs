@@ -214,11 +214,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
 
     let bake_settings = recorded_settings(&files, source.clone())?;
     let mut report = evaluate_fresh(&bake_settings, |fresh| {
-        let mut report = compare(&files, &source, shipped.as_ref(), rest.as_ref(), fresh, &mut findings);
-        if let Some(shipped) = shipped.as_ref().filter(|s| s.points() == fresh.layout.points) {
-            report.lods = compare_lods(shipped, fresh, &lods, report.tolerance, report.diagonal, &mut findings);
-        }
-        Ok(report)
+        Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), &lods, fresh, &mut findings))
     })
     .map_err(Error::from)?;
     report.description = files.path.clone();
@@ -483,65 +479,44 @@ fn read_lod(
     Some(LodRead { file: record.file.clone(), columns })
 }
 
-/// Every level of detail decoded through its own columns on every row, against the
-/// fresh evaluation of the point each column holds; a finding past `tolerance`.
-fn compare_lods(
-    shipped: &Shipped,
-    fresh: &Fresh,
+/// Every level of detail judged on the compared rows (`compare_rows` measured each
+/// level's vertices, decoded through their own columns, against the fresh evaluation of
+/// the point each column holds, in the same pass as the points): a finding past `tolerance`.
+fn judge_lods(
+    compared: &Compared,
     lods: &[LodRead],
     tolerance: f32,
     diagonal: f32,
-    findings: &mut Vec<VerifyFinding>,
+    note: &mut impl FnMut(&'static str, String),
 ) -> Vec<LodCheck> {
-    if lods.is_empty() {
-        return Vec::new();
-    }
-    let (points, rows) = (fresh.layout.points, shipped.rows().min(fresh.layout.rows));
-    let worst: Vec<Vec<(f32, usize)>> = (0..rows)
-        .into_par_iter()
-        .map_init(
-            || scratch(points),
-            |(fp, fnormal, dp, dn), row| {
-                fresh.evaluate_row(row, fp, fnormal);
-                shipped.decode_columns(row, dp, dn);
-                lods.iter()
-                    .map(|lod| {
-                        lod.columns.iter().enumerate().fold((0.0f32, 0), |(max, at), (v, &column)| {
-                            let d = Vec3::from(fp[fresh.columns.point(column)]).distance(dp[column]);
-                            if d > max || d.is_nan() {
-                                (if d.is_nan() { f32::INFINITY } else { d }, v)
-                            } else {
-                                (max, at)
-                            }
-                        })
-                    })
-                    .collect()
-            },
-        )
+    let rows: Vec<(usize, &RowResult)> = compared
+        .pairs
+        .iter()
+        .zip(&compared.per_clip)
+        .flat_map(|((_, pairs), results)| pairs.iter().map(|&(decoded, _)| decoded).zip(results))
         .collect();
     lods.iter()
         .enumerate()
         .map(|(level, lod)| {
-            let (max, vertex, row) = worst
+            let (max, vertex, row) = rows
                 .iter()
-                .enumerate()
-                .map(|(row, w)| (w[level].0, w[level].1, row))
+                .map(|&(row, r)| (r.lods[level].0, r.lods[level].1, row))
                 .fold((0.0f32, 0, 0), |a, b| if b.0 > a.0 { b } else { a });
             let passed = max <= tolerance;
             if !passed {
-                findings.push(VerifyFinding {
-                    code: "lod",
-                    message: format!(
+                note(
+                    "lod",
+                    format!(
                         "{}: vertex {vertex} decodes {max:.3e} from the source on row {row}, past the tolerance of \
                          {tolerance:.3e}: its TEXCOORD_1 reads the wrong column; re-bake the unit",
                         lod.file
                     ),
-                });
+                );
             }
             LodCheck {
                 file: lod.file.clone(),
                 points: lod.columns.len() as u32,
-                rows_compared: rows as u32,
+                rows_compared: rows.len() as u32,
                 max_error: max,
                 max_error_fraction: if diagonal > 0.0 { max / diagonal } else { 0.0 },
                 passed,
@@ -629,7 +604,7 @@ fn recorded_settings(files: &ShippedFiles, source: PathBuf) -> Result<BakeSettin
 }
 
 /// What one row's comparison found.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct RowResult {
     max: f32,
     point: usize,
@@ -643,6 +618,9 @@ struct RowResult {
     from_rest: f32,
     min: Vec3A,
     max_corner: Vec3A,
+    /// Each level of detail's (largest distance, vertex) on the row: its vertices decoded
+    /// through their own columns against the fresh point of that column.
+    lods: Vec<(f32, usize)>,
 }
 
 /// The clips' comparisons and the structural checks, with the fresh evaluation.
@@ -651,6 +629,7 @@ fn compare(
     source: &Path,
     shipped: Option<&Shipped>,
     rest: Option<&RestMesh>,
+    lods: &[LodRead],
     fresh: &Fresh,
     findings: &mut Vec<VerifyFinding>,
 ) -> VerifyReport {
@@ -694,9 +673,10 @@ fn compare(
         );
         return report;
     }
-    let compared = compare_rows(d, shipped, rest, fresh);
+    let compared = compare_rows(d, shipped, rest, lods, fresh);
     check_bounds(files, &compared, layout.rows, &grid, &mut report, &mut note);
     judge_clips(files, &compared, rest.is_some(), &mut report, &mut note);
+    report.lods = judge_lods(&compared, lods, report.tolerance, report.diagonal, &mut note);
     report
 }
 
@@ -748,8 +728,16 @@ struct Compared {
 }
 
 /// Every clip's rows, decoded where the description says, fresh where the bake puts
-/// them, compared point by point (rows in parallel).
-fn compare_rows(d: &description::Description, shipped: &Shipped, rest: Option<&RestMesh>, fresh: &Fresh) -> Compared {
+/// them, compared point by point (rows in parallel), and each level of detail's vertices
+/// in the same pass: with the rest mesh's columns the bake's, point `i` is decoded at its
+/// own column, so a level's column `c` is point `fresh.columns.point(c)`'s distance.
+fn compare_rows(
+    d: &description::Description,
+    shipped: &Shipped,
+    rest: Option<&RestMesh>,
+    lods: &[LodRead],
+    fresh: &Fresh,
+) -> Compared {
     let layout = fresh.layout;
     let pairs: Vec<(usize, Vec<(usize, usize)>)> = d
         .clips
@@ -793,6 +781,7 @@ fn compare_rows(d: &description::Description, shipped: &Shipped, rest: Option<&R
                             from_rest: 0.0,
                             min: Vec3A::INFINITY,
                             max_corner: Vec3A::NEG_INFINITY,
+                            lods: Vec::with_capacity(lods.len()),
                         };
                         for i in 0..points {
                             let (f, p) = (Vec3::from(fp[i]), dp[i]);
@@ -814,6 +803,17 @@ fn compare_rows(d: &description::Description, shipped: &Shipped, rest: Option<&R
                             }
                             r.min = r.min.min(fp[i]);
                             r.max_corner = r.max_corner.max(fp[i]);
+                        }
+                        for lod in lods {
+                            r.lods.push(lod.columns.iter().enumerate().fold((0.0f32, 0), |(max, at), (v, &column)| {
+                                let point = fresh.columns.point(column);
+                                let d = Vec3::from(fp[point]).distance(dp[point]);
+                                if d > max || d.is_nan() {
+                                    (if d.is_nan() { f32::INFINITY } else { d }, v)
+                                } else {
+                                    (max, at)
+                                }
+                            }));
                         }
                         r
                     },
@@ -887,7 +887,7 @@ fn judge_clips(
     for ((i, rows), results) in pairs.iter().zip(per_clip) {
         let clip = &d.clips[*i];
         let Some(worst) = results.iter().enumerate().max_by(|a, b| a.1.max.total_cmp(&b.1.max)) else { continue };
-        let (worst_k, worst) = (worst.0, *worst.1);
+        let (worst_k, worst) = (worst.0, worst.1);
         let total: f64 = results.iter().map(|r| r.sum).sum();
         let mean = (total / (results.len() * points).max(1) as f64) as f32;
         let normal_degrees = results.iter().map(|r| r.normal_degrees).fold(0.0, f32::max);

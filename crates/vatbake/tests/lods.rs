@@ -243,3 +243,51 @@ fn inspect_verify_and_audit_read_the_levels() {
     assert_eq!(codes, ["lod-sha256", "lod", "lod-missing"], "{report:#}");
     assert_eq!(audit_kinds(&dir), ["mesh_mismatch", "mesh_missing"]);
 }
+
+#[test]
+fn every_format_with_a_mesh_writes_each_level_in_its_own_terms() {
+    let fox = fixture("Fox/Fox.glb");
+    // (format, the format's files for the levels)
+    for (format, files) in [
+        ("openvat", ["Fox-lod1-mesh.glb", "Fox-lod2-mesh.glb"]),
+        ("vat3", ["Fox_lod1_mesh.glb", "Fox_lod2_mesh.glb"]),
+        ("playcanvas", ["Fox.vat", "Fox.vat"]),
+    ] {
+        let (plain, plain_description) = bake(&fox, &["--format", format]);
+        let (with, description) = bake(&fox, &["--format", format, "--lods", "1000,500"]);
+        let exports: Vec<&str> =
+            description["exports"].as_array().unwrap().iter().map(|e| e["file"].as_str().unwrap()).collect();
+        let plain_exports = plain_description["exports"].as_array().unwrap();
+        // The format's own files are the ones a bake without levels writes; the levels come after.
+        for e in plain_exports {
+            let file = e["file"].as_str().unwrap();
+            assert!(exports.contains(&file), "{format}: {file} missing from {exports:?}");
+            if format != "playcanvas" {
+                assert_eq!(read(plain.path(), file), read(with.path(), file), "{format}: {file} changed by --lods");
+            }
+        }
+        for (k, file) in files.iter().enumerate() {
+            assert!(exports.contains(file), "{format}: {file} missing from {exports:?}");
+            if format == "playcanvas" {
+                continue;
+            }
+            // A level mesh: the level's points and triangles, as our level's GLB.
+            let ours = read_rest_mesh(&with.path().join(format!("Fox.lod{}.rest.glb", k + 1))).unwrap();
+            let theirs = read_rest_mesh(&with.path().join(file)).unwrap();
+            assert_eq!(
+                (theirs.positions.len(), theirs.triangles.len()),
+                (ours.positions.len(), ours.triangles.len()),
+                "{format}: {file}"
+            );
+            assert_eq!(theirs.positions, ours.positions, "{format}: {file}");
+        }
+        assert_eq!(
+            exports.len(),
+            plain_exports.len() + if format == "playcanvas" { 0 } else { 2 },
+            "{format}: {exports:?}"
+        );
+        let o =
+            vatbake(&["verify", with.path().join("Fox.vat.json").to_str().unwrap(), "--source", fox.to_str().unwrap()]);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+    }
+}

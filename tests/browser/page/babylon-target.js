@@ -262,4 +262,55 @@ async function decodeCheck({ eightBit = false } = {}) {
   return { samples: n, missing, worstSteps, worstDeg };
 }
 
-window.babylonTarget = { init, load, render, decodeCheck };
+/**
+ * docs/targets/babylon.md's recipe for levels of detail: the level's GLB loaded as the rest
+ * mesh, given the same ShaderMaterial and registered with `rest.addLODLevel(distance,
+ * levelMesh)`. A 60° camera looks at the unit's bounding sphere from `factor × distance`
+ * (along one fixed direction); Babylon picks the mesh (`getLOD`). At each of `rows`, the
+ * masks with the level registered and without it (level 0) from the same camera.
+ */
+async function lodCheck({ base, file, distance, rows, factor }) {
+  const { scene, material, meshes } = state;
+  const skip = BABYLON.SceneLoader.OnPluginActivatedObservable.add((loader) => {
+    if (loader.name === 'gltf') loader.skipMaterials = true;
+  });
+  const loaded = await BABYLON.SceneLoader.ImportMeshAsync('', base, file, scene);
+  BABYLON.SceneLoader.OnPluginActivatedObservable.remove(skip);
+  const level = loaded.meshes.find((m) => m.getTotalVertices() > 0);
+  level.material = material;
+  const rest = meshes[0];
+  rest.addLODLevel(distance, level);
+  rest.computeWorldMatrix(true);
+  const center = rest.getBoundingInfo().boundingSphere.centerWorld.clone();
+  const direction = new BABYLON.Vector3(0.8, 0.45, 1).normalize();
+  const camera = new BABYLON.UniversalCamera('lod', center.add(direction.scale(distance * factor)), scene);
+  camera.setTarget(center);
+  camera.fov = Math.PI / 3;
+  camera.fovMode = BABYLON.Camera.FOVMODE_VERTICAL_FIXED;
+  camera.minZ = distance * factor * 0.01;
+  camera.maxZ = distance * factor * 10;
+  const kept = scene.activeCamera;
+  scene.activeCamera = camera;
+  camera.getViewMatrix(true); // updates camera.globalPosition, which getLOD measures from
+  const picked = rest.getLOD(camera);
+  const chosen = picked === level ? 'level' : picked === rest ? 'rest' : `other (${picked?.name}, ${center.subtract(camera.globalPosition).length()})`;
+  const out = [];
+  for (const row of rows) {
+    material.setFloat('vatRow', row);
+    await scene.whenReadyAsync();
+    scene.render();
+    const withLevel = readMask(engine._gl, size);
+    rest.removeLODLevel(level);
+    scene.render();
+    const levelZero = readMask(engine._gl, size);
+    rest.addLODLevel(distance, level);
+    out.push({ row, withLevel, levelZero });
+  }
+  rest.removeLODLevel(level);
+  for (const m of loaded.meshes) m.dispose();
+  scene.activeCamera = kept;
+  camera.dispose();
+  return { chosen, masks: out };
+}
+
+window.babylonTarget = { init, load, render, decodeCheck, lodCheck };

@@ -90,13 +90,16 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
     for (index, level) in made.levels.iter().enumerate() {
         let glb = super::lods::write_glb(
             level,
-            &settings.name,
-            model,
-            rest,
-            layout,
-            columns,
-            (bounds_min, bounds_max),
-            GENERATOR,
+            &super::lods::LevelMesh {
+                name: &settings.name,
+                model,
+                rest,
+                layout,
+                columns,
+                bounds: (bounds_min, bounds_max),
+                generator: GENERATOR,
+                format_uv1: None,
+            },
         )
         .context("cannot encode a level of detail's rest mesh")?;
         lods.push((settings.lod_file(index + 1), glb));
@@ -117,6 +120,7 @@ pub(crate) fn encode(made: Made, settings: &BakeSettings) -> Result<Encoded> {
             bounds_min,
             bounds_max,
             generator: GENERATOR,
+            levels: made.levels,
         };
         exports = crate::pipeline::export::files(crate::pipeline::export::Bake::Vertices(&finished), settings)?;
         description.exports = exports.iter().map(|(name, bytes)| description::ExportFile::of(name, bytes)).collect();

@@ -35,6 +35,8 @@ pub(crate) struct Finished<'a> {
     pub bounds_min: Vec3,
     pub bounds_max: Vec3,
     pub generator: &'a str,
+    /// The levels of detail (`--lods`), finest first.
+    pub levels: &'a [crate::pipeline::lods::Level],
 }
 
 /// `finished` as `vat-export` takes it.
@@ -43,6 +45,7 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
     let points = model.points.len();
     let point_columns: Vec<u32> = (0..points).map(|p| finished.columns.column(p) as u32).collect();
     let clips = spans(finished.entries);
+    let levels: Vec<Vec<[u32; 3]>> = finished.levels.iter().map(|l| l.lod.triangles.clone()).collect();
     then(&vat_export::Baked {
         name: &settings.name,
         generator: finished.generator,
@@ -58,6 +61,7 @@ fn with_baked<R>(finished: &Finished, settings: &BakeSettings, then: impl FnOnce
         uv0: &model.points.uv0,
         triangles: &model.triangles,
         clips: &clips,
+        levels: &levels,
     })
 }
 
@@ -126,6 +130,23 @@ pub(crate) fn files(bake: Bake, settings: &BakeSettings) -> Result<Vec<(String, 
             let mut files = named(export.files);
             if let Some(mesh) = export.mesh {
                 files.push((mesh.file.clone(), mesh_glb(finished, &mesh, settings)?));
+                for (level, file) in finished.levels.iter().zip(&mesh.levels) {
+                    let glb = crate::pipeline::lods::write_glb(
+                        level,
+                        &crate::pipeline::lods::LevelMesh {
+                            name: &settings.name,
+                            model: finished.model,
+                            rest: finished.rest,
+                            layout: finished.layout,
+                            columns: finished.columns,
+                            bounds: (finished.bounds_min, finished.bounds_max),
+                            generator: finished.generator,
+                            format_uv1: Some((&mesh.uv1, mesh.merge_materials)),
+                        },
+                    )
+                    .with_context(|| format!("cannot encode a level of detail's {} mesh", settings.format))?;
+                    files.push((file.clone(), glb));
+                }
             }
             files
         }

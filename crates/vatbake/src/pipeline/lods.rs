@@ -154,20 +154,27 @@ pub(crate) fn switch(max_error: f32, diagonal: f32) -> LodSwitch {
     LodSwitch { pixels, screen_height: height, vertical_fov_degrees: fov, screen_fraction, distance }
 }
 
+/// What a level's GLB is written from besides the level: the bake's.
+pub(crate) struct LevelMesh<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) model: &'a Model,
+    pub(crate) rest: &'a (Vec<Vec3>, Vec<Vec3>),
+    pub(crate) layout: &'a Layout,
+    pub(crate) columns: &'a vat_model::Columns,
+    /// The rest mesh's bounds corners.
+    pub(crate) bounds: (Vec3, Vec3),
+    pub(crate) generator: &'a str,
+    /// For another format's mesh (`--format openvat|vat3`): every baked point's
+    /// TEXCOORD_1 in that format's texture, and whether parts sharing a material merge.
+    /// None: our own, each point's column in `layout`.
+    pub(crate) format_uv1: Option<(&'a [Vec2], bool)>,
+}
+
 /// The GLB of a level: its points (a subset of the baked points, in their order) in
-/// the rest pose, each vertex's TEXCOORD_1 its point's column in `layout`; the parts,
-/// materials and bounds corners as the rest mesh's.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_glb(
-    level: &Level,
-    name: &str,
-    model: &Model,
-    rest: &(Vec<Vec3>, Vec<Vec3>),
-    layout: &Layout,
-    columns: &vat_model::Columns,
-    bounds: (Vec3, Vec3),
-    generator: &str,
-) -> std::io::Result<Vec<u8>> {
+/// the rest pose, each vertex's TEXCOORD_1 its point's column in `layout` (or the
+/// format's uv of that point); the parts, materials and bounds corners as the rest mesh's.
+pub(crate) fn write_glb(level: &Level, mesh: &LevelMesh) -> std::io::Result<Vec<u8>> {
+    let LevelMesh { name, model, rest, layout, columns, bounds, generator, format_uv1 } = *mesh;
     let lod = &level.lod;
     let mut index_of = vec![u32::MAX; model.points.len()];
     for (i, &p) in lod.points.iter().enumerate() {
@@ -205,7 +212,10 @@ pub(crate) fn write_glb(
         materials: model.materials.clone(),
         ..Model::default()
     };
-    let uv1: Vec<Vec2> = lod.points.iter().map(|&p| Vec2::from(layout.column_uv(columns.column(p as usize)))).collect();
+    let uv1: Vec<Vec2> = match format_uv1 {
+        Some((uv1, _)) => lod.points.iter().map(|&p| uv1[p as usize]).collect(),
+        None => lod.points.iter().map(|&p| Vec2::from(layout.column_uv(columns.column(p as usize)))).collect(),
+    };
     rest_mesh::write_glb(&RestMesh {
         name,
         generator,
@@ -217,8 +227,12 @@ pub(crate) fn write_glb(
         bounds_min: bounds.0,
         bounds_max: bounds.1,
         uv1: Some(&uv1),
-        corner_uv: Some(layout.column_uv(0)),
-        merge_materials: false,
+        // The corners' uv as the full mesh's: point 0's.
+        corner_uv: Some(match format_uv1 {
+            Some((uv1, _)) => uv1.first().map_or([0.0; 2], |uv| uv.to_array()),
+            None => layout.column_uv(0),
+        }),
+        merge_materials: format_uv1.is_some_and(|(_, merge)| merge),
         // The levels stay plain floats; `--rest-mesh meshopt` encodes the full mesh only.
         encoding: vat_description::RestMeshEncoding::Plain,
     })
