@@ -37,6 +37,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Draw what a bake ships: a contact sheet of every clip from the decoded texture and the rest mesh.
     Preview(PreviewArgs),
+    /// Draw a vertex bake into an animated impostor: every clip from a ring of views into two 8-bit atlases (KTX2) and <name>.impostor.json.
+    Impostor(crate::impostor::ImpostorArgs),
     /// Print the JSON Schema of the description file.
     Schema,
     /// Print a shell completion script (e.g. `vatbake completions bash > /etc/bash_completion.d/vatbake`).
@@ -118,6 +120,7 @@ impl Command {
             Command::Inspect(a) => a.json,
             Command::Verify(a) => a.json,
             Command::Preview(a) => a.json,
+            Command::Impostor(a) => a.json,
             _ => false,
         }
     }
@@ -131,6 +134,7 @@ impl Command {
             Command::Inspect(a) => Some(&a.file),
             Command::Verify(a) => Some(&a.description),
             Command::Preview(a) => Some(&a.description),
+            Command::Impostor(a) => Some(&a.description),
             Command::Audit(a) => a.paths.first().map(PathBuf::as_path),
             _ => None,
         }
@@ -453,7 +457,7 @@ mod tests {
 
     #[test]
     fn docs_cli_md_lists_every_option_of_every_command_and_no_other() {
-        for name in ["bake", "roster", "audit", "inspect", "verify", "preview"] {
+        for name in ["bake", "roster", "audit", "inspect", "verify", "preview", "impostor"] {
             assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
         }
     }
