@@ -429,7 +429,7 @@ export function impostorFrame(clip: VatImpostorClip, localTime: number, interpol
 export function impostorView(sidecar: VatImpostorSidecar, direction: { x: number; y: number; z: number }): { ring: number; a0: number; a1: number; blend: number };
 export function impostorCell(sidecar: VatImpostorSidecar, clip: VatImpostorClip, frame: number, ring: number, azimuth: number): { cell: number; u: number; v: number };
 export function impostorUniforms(impostor: VatImpostor, options?: { blendViews?: boolean; interpolate?: boolean; time?: { value: number } | null }): Record<string, { value: unknown }>;
-export function patchImpostorMaterial<M extends Material>(material: M, uniforms: Record<string, { value: unknown }>, options?: { lit?: boolean }): M;
+export function patchImpostorMaterial<M extends Material>(material: M, uniforms: Record<string, { value: unknown }>, options?: { lit?: boolean; colour?: boolean }): M;
 
 export interface ImpostorMeshOptions {
   material?: Material | null;

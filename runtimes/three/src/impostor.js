@@ -242,19 +242,20 @@ vec4 impSample(sampler2D atlas) {
  * lit material, its normal in the fragment shader.
  * @param {import('three').Material} material
  * @param {object} uniforms  impostorUniforms(), shared by reference
- * @param {{ lit?: boolean }} [options]
+ * @param {{ lit?: boolean, colour?: boolean }} [options]  `colour: false`: the coverage
+ *   only, the material's own colour kept (a silhouette)
  */
-export function patchImpostorMaterial(material, uniforms, { lit = true } = {}) {
+export function patchImpostorMaterial(material, uniforms, { lit = true, colour = true } = {}) {
   if (!(material.alphaTest > 0)) material.alphaTest = 0.5;
   material.side = DoubleSide;
   material.onBeforeCompile = (shader) => {
     Object.assign(shader.uniforms, uniforms);
     shader.vertexShader = VERTEX_HEAD + shader.vertexShader.replace('#include <begin_vertex>', VERTEX_BODY);
     let fragment = FRAGMENT_HEAD + shader.fragmentShader;
-    if (fragment.includes('#include <map_fragment>')) {
+    if (colour && fragment.includes('#include <map_fragment>')) {
       fragment = fragment.replace('#include <map_fragment>', 'vec4 impTexel = impSample(impColour);\n  diffuseColor *= impTexel;');
     } else {
-      // Depth and distance materials: only the coverage.
+      // Depth and distance materials, silhouettes: only the coverage.
       fragment = fragment.replace('#include <alphatest_fragment>', 'diffuseColor.a *= impSample(impColour).a;\n#include <alphatest_fragment>');
     }
     if (lit) {
@@ -267,7 +268,7 @@ export function patchImpostorMaterial(material, uniforms, { lit = true } = {}) {
     }
     shader.fragmentShader = fragment;
   };
-  material.customProgramCacheKey = () => `vatbake-impostor-${lit}`;
+  material.customProgramCacheKey = () => `vatbake-impostor-${lit}-${colour}`;
   material.needsUpdate = true;
   return material;
 }
