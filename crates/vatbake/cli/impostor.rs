@@ -14,18 +14,8 @@ pub struct ImpostorArgs {
     /// The folder to write <name>.impostor.json and its two atlases into [default: the description's folder].
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Directions around the unit on each ring (8 or 16 are usual).
-    #[arg(long, default_value_t = vatbake::impostor::DEFAULT_AZIMUTHS, value_name = "N")]
-    pub views: u32,
-    /// The rings' elevations above the ground in degrees, lowest first (comma-separated; e.g. 0,30,60 for a camera that tilts).
-    #[arg(long, value_delimiter = ',', default_value = "0", value_name = "DEGREES", allow_negative_numbers = true)]
-    pub elevations: Vec<f32>,
-    /// Frames per second of clip time (a player interpolates between them).
-    #[arg(long, default_value_t = vatbake::impostor::DEFAULT_FPS, value_name = "N")]
-    pub fps: f32,
-    /// Texels per side of one cell (one frame from one view).
-    #[arg(long, default_value_t = vatbake::impostor::DEFAULT_CELL, value_name = "PX")]
-    pub cell: u32,
+    #[command(flatten)]
+    pub options: vatbake::impostor::ImpostorOptions,
     /// Print what was written as JSON.
     #[arg(long)]
     pub json: bool,
@@ -40,14 +30,8 @@ pub struct ImpostorArgs {
 /// Runs `vatbake impostor`: exit 0 when the files are written.
 pub fn run(args: ImpostorArgs) -> anyhow::Result<u8> {
     vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
-    let settings = vatbake::impostor::ImpostorSettings {
-        description: args.description,
-        out: args.out,
-        azimuths: args.views,
-        elevations: args.elevations,
-        fps: args.fps,
-        cell: args.cell,
-    };
+    let settings =
+        vatbake::impostor::ImpostorSettings { description: args.description, out: args.out, options: args.options };
     let report = vatbake::impostor::impostor(&settings)?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&report)?);

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use glam::Vec3;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use vat_description::impostor::{
     impostor_file, Impostor, ImpostorClip, Views, IMPOSTOR_FORMAT, IMPOSTOR_FORMAT_VERSION,
 };
@@ -43,44 +43,47 @@ pub const DEFAULT_ELEVATIONS: [f32; 1] = [0.0];
 /// The widest and tallest atlas written: 4096 texels, what every WebGL 2 device samples.
 pub const MAX_ATLAS_SIDE: u32 = 4096;
 
-/// What to draw and where.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ImpostorSettings {
-    /// The description (`*.vat.json`) of a vertex bake.
-    pub description: PathBuf,
-    /// The folder to write into; `None`: the description's own.
-    pub out: Option<PathBuf>,
-    /// Directions around +Y per ring (8 or 16 are usual; 1 to 64).
-    pub azimuths: u32,
-    /// The rings' elevations above the ground plane, in degrees (−90 to 90), at least one.
+/// How to draw an impostor: `vatbake impostor`'s flags and a roster's `impostor` table
+/// (docs/ROSTER.md), declared once here. Each field's comment is its `--help` text.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ImpostorOptions {
+    /// Directions around the unit on each ring (8 or 16 are usual).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_AZIMUTHS, value_name = "N"))]
+    pub views: u32,
+    /// The rings' elevations above the ground in degrees, lowest first (comma-separated; e.g. 45 for a strategy camera's pitch).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_delimiter = ',', default_value = "0", value_name = "DEGREES", allow_negative_numbers = true)
+    )]
     pub elevations: Vec<f32>,
-    /// Frames per second of clip time (0.5 to 60).
+    /// Frames per second of clip time (a player interpolates between them).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_FPS, value_name = "N"))]
     pub fps: f32,
-    /// Texels per side of a cell (8 to 512).
+    /// Texels per side of one cell (one frame from one view).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_CELL, value_name = "PX"))]
     pub cell: u32,
 }
 
-impl ImpostorSettings {
-    /// Defaults: 8 azimuths on one level ring, 10 frames per second, 64-texel cells,
-    /// written beside the description.
-    pub fn new(description: impl Into<PathBuf>) -> Self {
-        ImpostorSettings {
-            description: description.into(),
-            out: None,
-            azimuths: DEFAULT_AZIMUTHS,
+impl Default for ImpostorOptions {
+    /// 8 azimuths on one level ring, 10 frames per second, 64-texel cells.
+    fn default() -> Self {
+        ImpostorOptions {
+            views: DEFAULT_AZIMUTHS,
             elevations: DEFAULT_ELEVATIONS.to_vec(),
             fps: DEFAULT_FPS,
             cell: DEFAULT_CELL,
         }
     }
+}
 
-    fn check(&self) -> Result<(), Error> {
+impl ImpostorOptions {
+    /// A usage error naming the first setting out of range.
+    pub fn check(&self) -> Result<(), Error> {
         let bad = |what: String| Err(Error::usage(what));
-        if !(1..=64).contains(&self.azimuths) {
-            return bad(format!(
-                "--views {}: give 1 to 64 directions around the unit (8 or 16 are usual)",
-                self.azimuths
-            ));
+        if !(1..=64).contains(&self.views) {
+            return bad(format!("--views {}: give 1 to 64 directions around the unit (8 or 16 are usual)", self.views));
         }
         if self.elevations.is_empty() || self.elevations.len() > 8 {
             return bad("--elevations: give 1 to 8 ring elevations in degrees, like 0 or 0,30,60".to_string());
@@ -98,6 +101,24 @@ impl ImpostorSettings {
             return bad(format!("--cell {}: give 8 to 512 texels per side of a cell", self.cell));
         }
         Ok(())
+    }
+}
+
+/// What to draw and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImpostorSettings {
+    /// The description (`*.vat.json`) of a vertex bake.
+    pub description: PathBuf,
+    /// The folder to write into; `None`: the description's own.
+    pub out: Option<PathBuf>,
+    /// How to draw it.
+    pub options: ImpostorOptions,
+}
+
+impl ImpostorSettings {
+    /// The defaults ([`ImpostorOptions::default`]), written beside the description.
+    pub fn new(description: impl Into<PathBuf>) -> Self {
+        ImpostorSettings { description: description.into(), out: None, options: ImpostorOptions::default() }
     }
 }
 
@@ -135,7 +156,8 @@ struct Pose {
 /// Draws the impostor `settings` asks for and writes its three files, all or nothing.
 pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
     let started = Instant::now();
-    settings.check()?;
+    let options = &settings.options;
+    options.check()?;
     let path = &settings.description;
     let files = crate::shipped::ShippedFiles::read(path)?;
     if files.description.bones.is_some() {
@@ -188,12 +210,12 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
     }
 
     let description = &shipped.description;
-    let views_per_frame = settings.azimuths * settings.elevations.len() as u32;
+    let views_per_frame = options.views * options.elevations.len() as u32;
     // Every clip's frames at `fps`: a looping clip's last frame is followed by its first.
     let mut clips = Vec::with_capacity(description.clips.len());
     let mut first_frame = 0u32;
     for clip in &description.clips {
-        let steps = (clip.duration * settings.fps).round().max(1.0) as u32;
+        let steps = (clip.duration * options.fps).round().max(1.0) as u32;
         let frames = if clip.looping || clip.rows <= 1 { steps } else { steps + 1 };
         clips.push(ImpostorClip {
             name: clip.name.clone(),
@@ -206,7 +228,7 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
     }
     let total_frames = first_frame;
     let cells = u64::from(total_frames) * u64::from(views_per_frame);
-    let per_row = u64::from(MAX_ATLAS_SIDE / settings.cell);
+    let per_row = u64::from(MAX_ATLAS_SIDE / options.cell);
     let columns_n = (cells as f64).sqrt().ceil().max(1.0) as u64;
     let columns_n = columns_n.min(per_row);
     let rows_n = cells.div_ceil(columns_n);
@@ -216,11 +238,11 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
              {MAX_ATLAS_SIDE} atlas holds ({}); lower --fps, --cell, --views or --elevations",
             path.display(),
             total_frames,
-            settings.cell,
+            options.cell,
             per_row * per_row
         )));
     }
-    let (width, height) = ((columns_n as u32) * settings.cell, (rows_n as u32) * settings.cell);
+    let (width, height) = ((columns_n as u32) * options.cell, (rows_n as u32) * options.cell);
 
     // One cell frames the bounds over every row from any direction: the sphere around
     // the recorded box.
@@ -246,12 +268,12 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
         materials: &materials,
         textures: &textures,
     };
-    let cameras: Vec<vat_preview::CellCamera> = settings
+    let cameras: Vec<vat_preview::CellCamera> = options
         .elevations
         .iter()
         .flat_map(|&e| {
-            (0..settings.azimuths).map(move |a| vat_preview::CellCamera {
-                azimuth: (a as f32 / settings.azimuths as f32) * std::f32::consts::TAU,
+            (0..options.views).map(move |a| vat_preview::CellCamera {
+                azimuth: (a as f32 / options.views as f32) * std::f32::consts::TAU,
                 elevation: e.to_radians(),
                 pivot: center.to_array(),
                 size,
@@ -263,13 +285,13 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
         .map(|c| {
             let pose = &poses[c / views_per_frame as usize];
             let frame = vat_preview::Frame { positions: &pose.positions, normals: &pose.normals };
-            vat_preview::render_cell(&surface, frame, &cameras[c % views_per_frame as usize], settings.cell)
+            vat_preview::render_cell(&surface, frame, &cameras[c % views_per_frame as usize], options.cell)
         })
         .collect::<Result<_, _>>()
         .map_err(|e| Error::input(format!("{}: cannot draw it: {e}", path.display())))?;
 
     let (mut colour, mut normal) = (vec![0u8; (width * height * 4) as usize], vec![0u8; (width * height * 4) as usize]);
-    let side = settings.cell as usize;
+    let side = options.cell as usize;
     for (c, cell) in drawn.iter().enumerate() {
         let (cx, cy) = (c % columns_n as usize * side, c / columns_n as usize * side);
         for y in 0..side {
@@ -278,9 +300,9 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
             normal[at..at + side * 4].copy_from_slice(&cell.normal[y * side * 4..(y + 1) * side * 4]);
         }
     }
-    let options = vat_ktx2::Ktx2Options { writer: crate::GENERATOR.to_string(), ..Default::default() };
+    let ktx2 = vat_ktx2::Ktx2Options { writer: crate::GENERATOR.to_string(), ..Default::default() };
     let encode = |texels: Vec<u8>, srgb: bool| {
-        vat_ktx2::encode_ktx2_rgba8(&vat_ktx2::Rgba8Image { width, height, srgb, texels }, &options)
+        vat_ktx2::encode_ktx2_rgba8(&vat_ktx2::Rgba8Image { width, height, srgb, texels }, &ktx2)
             .map_err(|e| Error::output(format!("{}: cannot encode the atlas: {e}", path.display())))
     };
     let colour_bytes = encode(colour, true)?;
@@ -300,14 +322,14 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
         format: IMPOSTOR_FORMAT.to_string(),
         format_version: IMPOSTOR_FORMAT_VERSION,
         description: ExportFile { file: description_ref, ..ExportFile::of("", &description_bytes) },
-        cell: settings.cell,
+        cell: options.cell,
         columns: columns_n as u32,
         width,
         height,
-        views: Views { azimuths: settings.azimuths, elevations: settings.elevations.clone() },
+        views: Views { azimuths: options.views, elevations: options.elevations.clone() },
         pivot: center.to_array(),
         size,
-        fps: settings.fps,
+        fps: options.fps,
         frames: total_frames,
         clips,
         colour: ExportFile::of(&colour_name, &colour_bytes),

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use common::{bake, fixture, stderr, vatbake};
 use serde_json::Value;
-use vatbake::impostor::{impostor, ImpostorSettings};
+use vatbake::impostor::{impostor, ImpostorOptions, ImpostorSettings};
 
 /// An atlas read with the `ktx2` crate and inflated with `zstd`: (vkFormat, width, height, bytes).
 fn atlas(path: &Path) -> (Option<ktx2::Format>, u32, u32, Vec<u8>) {
@@ -22,7 +22,8 @@ fn atlas(path: &Path) -> (Option<ktx2::Format>, u32, u32, Vec<u8>) {
 }
 
 fn small(description: &Path) -> ImpostorSettings {
-    ImpostorSettings { azimuths: 4, fps: 4.0, cell: 16, ..ImpostorSettings::new(description) }
+    let options = ImpostorOptions { views: 4, fps: 4.0, cell: 16, ..ImpostorOptions::default() };
+    ImpostorSettings { options, ..ImpostorSettings::new(description) }
 }
 
 #[test]
@@ -182,4 +183,56 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
             .collect();
         assert!(written.is_empty(), "{written:?}");
     }
+}
+
+#[test]
+fn a_roster_makes_each_units_impostor_after_its_bake_and_keeps_it_while_nothing_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.toml");
+    let fox = fixture("Fox/Fox.glb");
+    std::fs::write(
+        &roster,
+        format!(
+            "output = \"out\"\n[defaults]\nclips = [\"Walk\"]\nimpostor = {{ views = 4, fps = 2, cell = 16 }}\n\
+             [[unit]]\nname = \"fox\"\nsource = {fox:?}\n\
+             [[unit]]\nname = \"typo\"\nsource = {fox:?}\nimpostor = {{ view = 4 }}\n\
+             [[unit]]\nname = \"plain\"\nsource = {fox:?}\nimpostor = false\n"
+        ),
+    )
+    .unwrap();
+    let run = || {
+        let output = vatbake(&["roster", roster.to_str().unwrap(), "--json"]);
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        (output.status.code(), report)
+    };
+    let (code, report) = run();
+    assert_eq!(code, Some(1), "one unit failed");
+    let unit = |report: &Value, name: &str| {
+        report["units"].as_array().unwrap().iter().find(|u| u["name"] == name).unwrap().clone()
+    };
+    let fox_unit = unit(&report, "fox");
+    assert_eq!(fox_unit["status"], "baked");
+    // Walk loops, 0.71 s at 2 fps: round(1.42) = 1 frame × 4 views of 16 texels: 32 × 32 atlases.
+    let sidecar_path = dir.path().join("out/fox/fox.impostor.json");
+    let sidecar: Value = serde_json::from_slice(&std::fs::read(&sidecar_path).unwrap()).unwrap();
+    assert_eq!((sidecar["frames"].as_u64(), sidecar["views"]["azimuths"].as_u64()), (Some(1), Some(4)));
+    assert_eq!(fox_unit["impostor_gpu_bytes"], 2 * 32 * 32 * 4);
+    let typo = unit(&report, "typo");
+    assert_eq!(typo["status"], "failed");
+    assert!(
+        typo["error"]
+            .as_str()
+            .unwrap()
+            .contains("unit \"typo\": impostor: unknown key \"view\": did you mean \"views\"?"),
+        "{typo}"
+    );
+    assert_eq!(unit(&report, "plain")["impostor_gpu_bytes"], Value::Null);
+    assert!(!dir.path().join("out/plain/plain.impostor.json").exists());
+
+    // Nothing changed: the bake is skipped and the impostor kept, byte for byte, not remade.
+    let before = std::fs::metadata(&sidecar_path).unwrap().modified().unwrap();
+    let (_, again) = run();
+    assert_eq!(unit(&again, "fox")["status"], "skipped");
+    assert_eq!(unit(&again, "fox")["impostor_gpu_bytes"], 2 * 32 * 32 * 4);
+    assert_eq!(std::fs::metadata(&sidecar_path).unwrap().modified().unwrap(), before);
 }
