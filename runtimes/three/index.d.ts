@@ -428,13 +428,15 @@ export function checkImpostor(sidecar: unknown, where?: string): VatImpostorSide
 export function impostorFrame(clip: VatImpostorClip, localTime: number, interpolate?: boolean): [number, number, number];
 export function impostorView(sidecar: VatImpostorSidecar, direction: { x: number; y: number; z: number }): { ring: number; a0: number; a1: number; blend: number };
 export function impostorCell(sidecar: VatImpostorSidecar, clip: VatImpostorClip, frame: number, ring: number, azimuth: number): { cell: number; u: number; v: number };
-export function impostorUniforms(impostor: VatImpostor, options?: { blendViews?: boolean; interpolate?: boolean; time?: { value: number } | null }): Record<string, { value: unknown }>;
+export function impostorUniforms(impostor: VatImpostor, options?: { blendViews?: boolean; interpolate?: boolean; parallax?: number; time?: { value: number } | null }): Record<string, { value: unknown }>;
 export function patchImpostorMaterial<M extends Material>(material: M, uniforms: Record<string, { value: unknown }>, options?: { lit?: boolean; colour?: boolean }): M;
 
 export interface ImpostorMeshOptions {
   material?: Material | null;
   blendViews?: boolean;
   interpolate?: boolean;
+  /** Fixed-point steps of the parallax correction of each view through the stored depth (0–4, default 3; 0: none). */
+  parallax?: number;
   time?: { value: number } | null;
 }
 

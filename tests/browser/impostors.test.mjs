@@ -2,12 +2,14 @@
 // package: on every checked time of every clip of four fixtures, the impostor
 // (ImpostorMesh, as VatCrowd's last level draws it) against the VAT mesh (VatMesh) at
 // the impostor's switch distance (60° camera, 1080-pixel screen: the unit's bounds
-// diagonal is `cell` pixels), from 8 camera azimuths: at the baked ones (asserted), and
-// halfway between them (the issue's IoU ≥ 0.9, not met: a todo with its figures). The
+// diagonal is `cell` pixels), from 8 camera azimuths: at the baked ones and halfway
+// between them (mean IoU asserted; the issue's IoU ≥ 0.9 on every comparison is not met
+// at these settings: a todo with its figures). The
 // colour difference (mean CIE76 ΔE over the pixels both cover, unlit base colour) is
 // reported. For measurements: IMPOSTOR_ARGS (default "--views 16 --elevations 30": one ring, a strategy camera's),
 // IMPOSTOR_CAMERA_ELEVATIONS (default "30", a strategy camera's), IMPOSTOR_BLEND (default 1),
-// IMPOSTOR_OFFSET (default 0.5), IMPOSTOR_FIXTURES (default all four).
+// IMPOSTOR_OFFSET (default 0.5), IMPOSTOR_PARALLAX (default 3 steps; 0: none),
+// IMPOSTOR_FIXTURES (default all four).
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -22,6 +24,7 @@ const MIN_IOU = 0.9;
 const ARGS = (process.env.IMPOSTOR_ARGS ?? '--views 16 --elevations 30').split(' ').filter(Boolean);
 const CAMERA_ELEVATIONS = (process.env.IMPOSTOR_CAMERA_ELEVATIONS ?? '30').split(',').map(Number);
 const BLEND = process.env.IMPOSTOR_BLEND !== '0';
+const PARALLAX = Number(process.env.IMPOSTOR_PARALLAX ?? 3);
 // Where between two baked azimuths the camera is (0.5: halfway, the farthest from both).
 const OFFSET = Number(process.env.IMPOSTOR_OFFSET ?? 0.5);
 const ONLY = process.env.IMPOSTOR_FIXTURES?.split(',');
@@ -44,7 +47,7 @@ for (const c of CASES.filter((f) => !ONLY || ONLY.includes(f.name))) {
       const description = path.join(baked.urls.dir, `${baked.urls.stem}.vat.json`);
       const run = spawnSync(BIN, ['impostor', description, ...ARGS, '--json'], { encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`vatbake impostor failed: ${run.stderr}`);
-      ({ sidecar, gpuBytes } = await page().evaluate(([url, blend]) => window.impostors.load(url, { blendViews: blend }), [`${baked.urls.base}${baked.urls.stem}.impostor.json`, BLEND]));
+      ({ sidecar, gpuBytes } = await page().evaluate(([url, blend, parallax]) => window.impostors.load(url, { blendViews: blend, parallax }), [`${baked.urls.base}${baked.urls.stem}.impostor.json`, BLEND, PARALLAX]));
     });
     // Checked times of every clip from 8 camera azimuths, `offset` of the way from
     // one baked azimuth to the next, at each camera elevation.
@@ -90,12 +93,21 @@ for (const c of CASES.filter((f) => !ONLY || ONLY.includes(f.name))) {
       t.diagnostic(m.summary);
       assert.ok(m.worst.iou >= 0.5 && m.mean >= 0.85, m.summary);
     });
-    // The issue's bar: halfway between the baked azimuths, on the rings. Not met (see
+    // Halfway between the baked azimuths, the runtime reprojects each of the two nearest
+    // views through the stored depth (parallax correction) before blending them: there
+    // the mean IoU must stay ≥ 0.85 (measured 0.90–0.96; without the correction 0.72–0.94,
+    // the Fox 0.72).
+    let between = null;
+    test('halfway between the baked azimuths, checked times of every clip: silhouette IoU mean ≥ 0.85', async (t) => {
+      between = await measure('between', OFFSET, CAMERA_ELEVATIONS);
+      t.diagnostic(between.summary);
+      assert.ok(between.mean >= 0.85 && between.worst.iou >= 0.5, between.summary);
+    });
+    // The issue's bar, IoU ≥ 0.9 on every comparison, is not met at these settings (see
     // docs/IMPOSTORS.md, "Measured"): marked todo, not loosened, its figures reported.
-    test('halfway between the baked azimuths, checked times of every clip: silhouette IoU ≥ 0.9', { todo: 'not met: docs/IMPOSTORS.md, "Measured"' }, async (t) => {
-      const m = await measure('between', OFFSET, CAMERA_ELEVATIONS);
-      t.diagnostic(m.summary);
-      for (const r of m.rows) assert.ok(r.pixels > 0 && r.iou >= MIN_IOU, `${r.clip} t ${r.time.toFixed(3)} azimuth ${r.azimuth}° elevation ${r.elevation}°: IoU ${r.iou.toFixed(4)} (${r.pixels} px) under ${MIN_IOU}`);
+    test('halfway between the baked azimuths: silhouette IoU ≥ 0.9 on every comparison', { todo: 'not met at a 64-px switch: docs/IMPOSTORS.md, "Measured"' }, () => {
+      assert.ok(between, 'measured by the test before');
+      for (const r of between.rows) assert.ok(r.pixels > 0 && r.iou >= MIN_IOU, `${r.clip} t ${r.time.toFixed(3)} azimuth ${r.azimuth}° elevation ${r.elevation}°: IoU ${r.iou.toFixed(4)} (${r.pixels} px) under ${MIN_IOU}`);
     });
   });
 }

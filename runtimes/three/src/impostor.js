@@ -159,7 +159,10 @@ uniform float impRings[${MAX_RINGS}];
 uniform float vatTime;
 attribute vec4 impClip;      // first frame, frames, duration, looping
 attribute vec2 impPlay;      // start, speed
-varying vec2 vImpUv[4];      // (view 0, frame 0), (view 1, frame 0), (view 0, frame 1), (view 1, frame 1)
+varying vec2 vImpCorner[4];  // top-left uv of the cells (view 0, frame 0), (view 1, frame 0), (view 0, frame 1), (view 1, frame 1)
+varying vec2 vImpQuad;       // the point on the quad, in cell sides from its centre (x right, y up)
+varying vec2 vImpDelta;      // the camera's azimuth minus view 0's and view 1's, radians
+varying vec2 vImpRing;       // sin and cos of the ring's elevation
 varying vec2 vImpBlend;      // weight of view 1, weight of frame 1
 varying mat3 vImpToView;     // the unit's model axes to view space (for its normals)
 
@@ -196,8 +199,13 @@ const VERTEX_BODY = /* glsl */ `
   float impA = impTurns * impLayout.w;
   float impA0 = mod(floor(impA), impLayout.w);
   float impViewBlend = impA - floor(impA);
-  if (impShape.z < 0.5) { impA0 = mod(floor(impA + 0.5), impLayout.w); impViewBlend = 0.0; }
+  float impOff = impViewBlend;
+  if (impShape.z < 0.5) { impA0 = mod(floor(impA + 0.5), impLayout.w); impOff = impA - floor(impA + 0.5); impViewBlend = 0.0; }
   float impA1 = mod(impA0 + 1.0, impLayout.w);
+  vImpDelta = vec2(impOff, impOff - 1.0) * 6.28318530718 / impLayout.w;
+  float impE = radians(impRings[int(impRing)]);
+  vImpRing = vec2(sin(impE), cos(impE));
+  vImpQuad = position.xy;
 
   // The unit's frame at its clip time.
   float impLocalTime = (vatTime - impPlay.x) * impPlay.y;
@@ -212,11 +220,10 @@ const VERTEX_BODY = /* glsl */ `
   if (impClip.w > 0.5) { impF0 = mod(impF0, impFrames); impF1 = mod(impF0 + 1.0, impFrames); }
   else { impF0 = min(impF0, impFrames - 1.0); impF1 = min(impF0 + 1.0, impFrames - 1.0); }
 
-  vec2 impInCell = vec2(position.x + 0.5, 0.5 - position.y) * impLayout.yz;
-  vImpUv[0] = impCorner(impF0, impRing, impA0) + impInCell;
-  vImpUv[1] = impCorner(impF0, impRing, impA1) + impInCell;
-  vImpUv[2] = impCorner(impF1, impRing, impA0) + impInCell;
-  vImpUv[3] = impCorner(impF1, impRing, impA1) + impInCell;
+  vImpCorner[0] = impCorner(impF0, impRing, impA0);
+  vImpCorner[1] = impCorner(impF0, impRing, impA1);
+  vImpCorner[2] = impCorner(impF1, impRing, impA0);
+  vImpCorner[3] = impCorner(impF1, impRing, impA1);
   vImpBlend = vec2(impViewBlend, impFrameBlend);
   vImpToView = mat3(viewMatrix) * mat3(impModel) / impScale;
 `;
@@ -224,13 +231,39 @@ const VERTEX_BODY = /* glsl */ `
 const FRAGMENT_HEAD = /* glsl */ `
 uniform sampler2D impColour;
 uniform sampler2D impNormal;
-varying vec2 vImpUv[4];
+uniform vec4 impLayout;
+uniform float impParallax;   // fixed-point steps of the parallax correction (0: none)
+varying vec2 vImpCorner[4];
+varying vec2 vImpQuad;
+varying vec2 vImpDelta;
+varying vec2 vImpRing;
 varying vec2 vImpBlend;
 varying mat3 vImpToView;
 
+// Where the surface point under this fragment is in a view drawn \`delta\` radians of
+// azimuth away, on the same ring: the view's point (x, y) with depth z (all in cell
+// sides) shows at x' = x cos δ - h sin δ, y' = y - sin e ((cos δ - 1) h + sin δ x) for the
+// camera, h = z cos e - y sin e its horizontal depth; solved for (x, y) by fixed-point
+// steps through the depth the normal atlas stores (alpha: 0.5 + z).
+vec2 impUv(vec2 corner, float delta) {
+  vec2 q = vImpQuad;
+  float c = cos(delta);
+  float s = sin(delta);
+  for (int i = 0; i < 4; i++) {
+    if (float(i) >= impParallax) break;
+    vec2 uv = corner + (vec2(q.x, -q.y) + 0.5) * impLayout.yz;
+    float z = texture2D(impNormal, uv).a - 0.5;
+    float h = z * vImpRing.y - q.y * vImpRing.x;
+    q.x = (vImpQuad.x + h * s) / c;
+    q.y = vImpQuad.y + vImpRing.x * ((c - 1.0) * h + s * q.x);
+  }
+  q = clamp(q, vec2(-0.499), vec2(0.499));
+  return corner + (vec2(q.x, -q.y) + 0.5) * impLayout.yz;
+}
+
 vec4 impSample(sampler2D atlas) {
-  vec4 f0 = mix(texture2D(atlas, vImpUv[0]), texture2D(atlas, vImpUv[1]), vImpBlend.x);
-  vec4 f1 = mix(texture2D(atlas, vImpUv[2]), texture2D(atlas, vImpUv[3]), vImpBlend.x);
+  vec4 f0 = mix(texture2D(atlas, impUv(vImpCorner[0], vImpDelta.x)), texture2D(atlas, impUv(vImpCorner[1], vImpDelta.y)), vImpBlend.x);
+  vec4 f1 = mix(texture2D(atlas, impUv(vImpCorner[2], vImpDelta.x)), texture2D(atlas, impUv(vImpCorner[3], vImpDelta.y)), vImpBlend.x);
   return mix(f0, f1, vImpBlend.y);
 }
 `;
@@ -274,7 +307,7 @@ export function patchImpostorMaterial(material, uniforms, { lit = true, colour =
 }
 
 /** The uniforms an impostor's materials share (by reference). */
-export function impostorUniforms(impostor, { blendViews = true, interpolate = true, time = null } = {}) {
+export function impostorUniforms(impostor, { blendViews = true, interpolate = true, parallax = 3, time = null } = {}) {
   const s = impostor.sidecar;
   const rings = new Array(MAX_RINGS).fill(1e9);
   s.views.elevations.forEach((e, k) => (rings[k] = e));
@@ -285,6 +318,7 @@ export function impostorUniforms(impostor, { blendViews = true, interpolate = tr
     impShape: { value: [s.views.elevations.length, s.size, blendViews ? 1 : 0, interpolate ? 1 : 0] },
     impPivot: { value: new Vector3(...s.pivot) },
     impRings: { value: rings },
+    impParallax: { value: parallax },
     vatTime: time ?? { value: 0 },
   };
 }
@@ -303,13 +337,15 @@ export class ImpostorMesh extends InstancedMesh {
    * @param {import('three').Material} [options.material]  a lit material to patch (default MeshStandardMaterial)
    * @param {boolean} [options.blendViews=true]  blend the two nearest azimuths (false: the nearest only)
    * @param {boolean} [options.interpolate=true]  blend the two frames around the clip time
+   * @param {number} [options.parallax=3]  steps of the parallax correction of each view
+   *   through the stored depth (0 to 4; 0: the views as drawn)
    * @param {{ value: number }} [options.time]  a shared clock uniform
    */
-  constructor(impostor, count, { material = null, blendViews = true, interpolate = true, time = null } = {}) {
+  constructor(impostor, count, { material = null, blendViews = true, interpolate = true, parallax = 3, time = null } = {}) {
     const geometry = new PlaneGeometry(1, 1);
     geometry.setAttribute('impClip', new InstancedBufferAttribute(new Float32Array(count * 4), 4));
     geometry.setAttribute('impPlay', new InstancedBufferAttribute(new Float32Array(count * 2), 2));
-    const uniforms = impostorUniforms(impostor, { blendViews, interpolate, time });
+    const uniforms = impostorUniforms(impostor, { blendViews, interpolate, parallax, time });
     const lit = material ?? new MeshStandardMaterial({ roughness: 0.8, metalness: 0 });
     super(geometry, patchImpostorMaterial(lit, uniforms), count);
     this.name = 'ImpostorMesh';

@@ -12,7 +12,7 @@ import { readMask } from './mask.js';
 
 let state = null;
 
-async function load(url, { blendViews = true } = {}) {
+async function load(url, { blendViews = true, parallax = 3 } = {}) {
   const renderer = window.harness.renderer();
   const vat = window.harness.vat();
   state?.dispose();
@@ -22,9 +22,9 @@ async function load(url, { blendViews = true } = {}) {
   const basic = vat.materials.map((m) => new THREE.MeshBasicMaterial({ map: m.map ?? null, color: m.color ?? 0xffffff, side: THREE.DoubleSide }));
   const vatMask = new VatMesh(vat, 1, { material: white() });
   const vatColour = new VatMesh(vat, 1, { material: basic.length ? basic : white() });
-  const impMask = new ImpostorMesh(impostor, 1, { material: white(), blendViews });
+  const impMask = new ImpostorMesh(impostor, 1, { material: white(), blendViews, parallax });
   patchImpostorMaterial(impMask.material, impMask.uniforms, { lit: false, colour: false });
-  const impColour = new ImpostorMesh(impostor, 1, { material: white(), blendViews });
+  const impColour = new ImpostorMesh(impostor, 1, { material: white(), blendViews, parallax });
   for (const m of [vatMask, vatColour, impMask, impColour]) m.frustumCulled = false;
   state = {
     vat, impostor, vatMask, vatColour, impMask, impColour,
