@@ -36,23 +36,7 @@ import json, os, struct, subprocess, sys, zlib
 import numpy as np
 import zstandard
 
-
-def load(desc_path):
-    d = json.load(open(desc_path))
-    assert d['texture']['container'] == 'ktx2', 'a KTX2 bake'
-    assert d['texture'].get('delta') is None, 'bake with --delta none'
-    assert d['texture'].get('layers') is None, 'one layer'
-    raw = open(os.path.join(os.path.dirname(desc_path), d['texture']['file']), 'rb').read()
-    width, height = struct.unpack_from('<II', raw, 20)
-    offset, length, full = struct.unpack_from('<QQQ', raw, 80)
-    texels = zstandard.ZstdDecompressor().decompress(raw[offset:offset + length], max_output_size=full)
-    t = np.frombuffer(texels, dtype='<u2').reshape(height, width, 4).copy()
-    return d, t, len(raw) - length
-
-
-def clip_spans(d):
-    rows, bands = d['rows'], d['texture']['bands']
-    return [(b * rows + c['row'], c['rows']) for b in range(bands) for c in d['clips']]
+from bake_texels import clip_spans, load, predict
 
 
 # ---------------------------------------------------------------- PNG16, strong encoder
@@ -100,16 +84,6 @@ def cli_bytes(data, args):
 
 
 # ---------------------------------------------------------------- layouts
-
-def predict(t, spans, order):
-    """order-th differences down each clip (mod 65536), as vatbake --delta stores them."""
-    out = t.astype(np.int64)
-    for j in range(order):  # pass j differences a clip's rows from its row j + 1 on
-        prev = out.copy()
-        for first, n in spans:
-            out[first + j + 1:first + n] = prev[first + j + 1:first + n] - prev[first + j:first + n - 1]
-    return (out % 65536).astype(np.uint16)
-
 
 def predict_best_per_clip(t, spans):
     """Per clip and channel, the order (0, 1 or 2) whose residuals have the least sum of

@@ -8,33 +8,11 @@ Usage: python3 -m pip install numpy zstandard
        python3 scripts/texture-schemes.py OUT/NAME.vat.json [--level 5]
 Prints one line per scheme: name, bytes, ratio to the default (second-order delta).
 """
-import json, struct, sys, os
+import sys
 import numpy as np
 import zstandard
 
-def load(desc_path):
-    d = json.load(open(desc_path))
-    assert d['texture']['container'] == 'ktx2', 'a KTX2 bake'
-    assert d['texture'].get('delta') is None, 'bake with --delta none'
-    raw = open(os.path.join(os.path.dirname(desc_path), d['texture']['file']), 'rb').read()
-    width, height = struct.unpack_from('<II', raw, 20)
-    offset, length, full = struct.unpack_from('<QQQ', raw, 80)
-    texels = zstandard.ZstdDecompressor().decompress(raw[offset:offset + length], max_output_size=full)
-    t = np.frombuffer(texels, dtype='<u2').reshape(height, width, 4).copy()
-    return d, t
-
-def clip_spans(d):
-    rows, bands = d['rows'], d['texture']['bands']
-    return [(b * rows + c['row'], c['rows']) for b in range(bands) for c in d['clips']]
-
-def delta(t, spans, order):
-    """order-th differences down each clip (mod 65536), as vatbake --delta stores them."""
-    out = t.astype(np.int64)
-    for j in range(order):  # pass j differences a clip's rows from its row j + 1 on
-        prev = out.copy()
-        for first, n in spans:
-            out[first + j + 1:first + n] = prev[first + j + 1:first + n] - prev[first + j:first + n - 1]
-    return (out % 65536).astype('<u2')
+from bake_texels import clip_spans, load, predict
 
 def key_rows(t, spans, every):
     """Every `every`-th row of a clip as is, the others minus the key row above them:
@@ -53,9 +31,9 @@ def size(a, level, threads=0):
 def main():
     path = sys.argv[1]
     level = int(sys.argv[sys.argv.index('--level') + 1]) if '--level' in sys.argv else 5
-    d, t = load(path)
+    d, t, _ = load(path)
     spans = clip_spans(d)
-    s2 = delta(t, spans, 2)
+    s2 = predict(t, spans, 2)
     base = size(s2, level)
     rows = []
     add = lambda name, n: rows.append((name, n))
@@ -67,17 +45,17 @@ def main():
     nn = s2.copy(); nn[..., 3] = 0
     add('second, normals none (A = 0)', size(nn, level))
     # Normals separate: positions RGB (in an RGBA16 texture, A = 0) + normals in their own plane.
-    mixed = s2.copy(); mixed[..., 3] = delta(t, spans, 1)[..., 3]
+    mixed = s2.copy(); mixed[..., 3] = predict(t, spans, 1)[..., 3]
     add('mixed: RGB second, A row delta (one texture)', size(mixed, level))
     add('separate: RGB second + A plain', size(nn, level) + size(t[..., 3], level))
-    add('separate: RGB second + A row delta', size(nn, level) + size(delta(t, spans, 1)[..., 3], level))
+    add('separate: RGB second + A row delta', size(nn, level) + size(predict(t, spans, 1)[..., 3], level))
     # Smaller normal encodings: octahedral 6 + 6 and 5 + 5 bits (low bits of each byte zero).
     for bits in (6, 5):
         m = t.copy()
         mask = ((0xFF << (8 - bits)) & 0xFF)
         a = m[..., 3]
         m[..., 3] = ((a >> 8) & mask) << 8 | (a & mask)
-        add(f'second, normals octahedral {bits}+{bits}', size(delta(m, spans, 2), level))
+        add(f'second, normals octahedral {bits}+{bits}', size(predict(m, spans, 2), level))
     for every in (4, 8, 16, 32):
         add(f'key rows every {every} + difference from key', size(key_rows(t, spans, every), level))
     for name, n in rows:

@@ -37,6 +37,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Draw what a bake ships: a contact sheet of every clip from the decoded texture and the rest mesh.
     Preview(PreviewArgs),
+    /// Freeze one pose into a static GLB: a clip at a time of a model, or a row of a finished bake (checked by its bounding-box height).
+    Pose(crate::pose::PoseArgs),
     /// Draw a vertex bake into an animated impostor: every clip from a ring of views into two 8-bit atlases (KTX2) and <name>.impostor.json.
     Impostor(crate::impostor::ImpostorArgs),
     /// Print the JSON Schema of the description file.
@@ -120,6 +122,7 @@ impl Command {
             Command::Inspect(a) => a.json,
             Command::Verify(a) => a.json,
             Command::Preview(a) => a.json,
+            Command::Pose(a) => a.json,
             Command::Impostor(a) => a.json,
             _ => false,
         }
@@ -134,6 +137,7 @@ impl Command {
             Command::Inspect(a) => Some(&a.file),
             Command::Verify(a) => Some(&a.description),
             Command::Preview(a) => Some(&a.description),
+            Command::Pose(a) => Some(&a.input),
             Command::Impostor(a) => Some(&a.description),
             Command::Audit(a) => a.paths.first().map(PathBuf::as_path),
             _ => None,

@@ -7,6 +7,7 @@
 mod args;
 mod impostor;
 mod messages;
+mod pose;
 mod print;
 
 use vatbake::{audit, bake, description, roster};
@@ -198,6 +199,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
+        args::Command::Pose(args) => pose::run(args),
         args::Command::Impostor(args) => impostor::run(args),
         args::Command::Schema => {
             out!("{}", description::schema_json().trim_end());

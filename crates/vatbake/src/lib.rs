@@ -35,6 +35,7 @@ mod findings;
 pub mod impostor;
 pub mod inspect;
 mod pipeline;
+pub mod pose;
 pub mod preview;
 pub mod roster;
 pub mod settings;

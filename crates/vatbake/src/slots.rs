@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vat_audit::{AliasTable, Verdict, BUILTIN_TABLE};
+use vat_audit::{AliasTable, Assignment, Verdict, BUILTIN_TABLE};
 use vat_model::{Clip, Finding};
 
 use crate::error::Error;
@@ -88,15 +88,9 @@ pub fn assign(
     let assignment = vat_audit::assign(&names, &aliases.table);
     let table = aliases.describe();
     let file_name = file.display();
-    let mut notes = Vec::new();
 
-    let pick = |wanted: fn(&Verdict) -> bool| -> Vec<String> {
-        assignment.clips.iter().zip(&display).filter(|(v, _)| wanted(v)).map(|(_, n)| n.clone()).collect()
-    };
-    let unassigned = pick(|v| *v == Verdict::Unassigned);
-    let unnamed = pick(|v| *v == Verdict::Unnamed);
-
-    let no_slot = assignment.no_slot() && !unassigned.is_empty() && !clips_chosen;
+    let any_unassigned = assignment.clips.contains(&Verdict::Unassigned);
+    let no_slot = assignment.no_slot() && any_unassigned && !clips_chosen;
     if no_slot && aliases.file.is_some() {
         return Err(Error::input(format!(
             "{file_name}: none of its clips ({}) fills a slot of {table}, so a game asking for a slot would \
@@ -106,111 +100,9 @@ pub fn assign(
             quoted(&display)
         )));
     }
-    if no_slot {
-        notes.push(
-            Finding::new(
-                "no-slot",
-                format!(
-                    "none of the {} clips ({}) fills a slot of {table}; all bake with slot null",
-                    display.len(),
-                    quoted(&display)
-                ),
-            )
-            .advice(
-                "if a game will ask for these clips by slot, give it an alias table with their names \
-                 (--aliases FILE, docs/AUDIT.md); --strict refuses such a unit",
-            ),
-        );
-    }
-
-    if assignment.no_slot() && unassigned.is_empty() && unnamed.is_empty() {
-        notes.push(Finding::new(
-            "all-ignored",
-            format!("no clip fills a slot: {table} ignores every one ({})", quoted(&display)),
-        ));
-    }
-    for (clip, verdict) in assignment.clips.iter().enumerate() {
-        if let Verdict::Slot { slot, fallback: true, .. } = verdict {
-            let what = match names[clip] {
-                Some(_) => "matches no slot",
-                None => "has no name",
-            };
-            notes.push(
-                Finding::new(
-                    "fallback-slot",
-                    format!("clip \"{}\" {what}; as the only clip it fills the fallback slot {slot}", display[clip]),
-                )
-                .advice("add its name to that slot in the table (or name the animation) to make it explicit"),
-            );
-        }
-    }
-    if !unassigned.is_empty() && !no_slot {
-        let one = unassigned.len() == 1;
-        notes.push(
-            Finding::new(
-                "unassigned-clips",
-                format!(
-                    "{} clip{} match{} no slot and bake{} with slot null: {}",
-                    unassigned.len(),
-                    if one { "" } else { "s" },
-                    if one { "es" } else { "" },
-                    if one { "s" } else { "" },
-                    quoted(&unassigned)
-                ),
-            )
-            .advice(
-                "add each name to a slot of the alias table, or to `ignore` if it fills none (--aliases FILE), \
-                 or leave it out with --clips",
-            ),
-        );
-    }
-    if !unnamed.is_empty() {
-        let one = unnamed.len() == 1;
-        notes.push(
-            Finding::new(
-                "unnamed-clips",
-                format!(
-                    "{} clip{} no name ({}) and bake{} with slot null",
-                    unnamed.len(),
-                    if one { " has" } else { "s have" },
-                    quoted(&unnamed),
-                    if one { "s" } else { "" },
-                ),
-            )
-            .advice(
-                "name the animations in the source so the alias table can place them, or choose clips with --clips",
-            ),
-        );
-    }
-    for duplicate in &assignment.duplicates {
-        let others: Vec<String> = duplicate.others.iter().map(|&c| display[c].clone()).collect();
-        notes.push(
-            Finding::new(
-                "duplicate-slot",
-                format!(
-                    "slot {}: \"{}\" ({}) over {}, which bake{} with slot null",
-                    duplicate.slot,
-                    display[duplicate.chosen],
-                    duplicate.rule,
-                    quoted(&others),
-                    if others.len() == 1 { "s" } else { "" },
-                ),
-            )
-            .advice("to choose another, list its name first among the slot's names in the table, or use --clips"),
-        );
-    }
-    for miss in &assignment.misses {
-        notes.push(
-            Finding::new(
-                "lookalike-clip",
-                format!(
-                    "slot {} is empty, but clip \"{}\" looks like it belongs there (\"{}\" ~ \"{}\")",
-                    miss.slot, display[miss.clip], miss.evidence.clip_word, miss.evidence.slot_word,
-                ),
-            )
-            .advice("if it does, add the clip's name to that slot's names in the alias table"),
-        );
-    }
+    let words = Words { assignment: &assignment, names: &names, display: &display, table: &table };
+    let mut notes = words.clip_findings(no_slot);
+    notes.extend(words.slot_findings());
 
     if strict && !notes.is_empty() {
         return Err(Error::input(format!(
@@ -220,4 +112,146 @@ pub fn assign(
     }
     warnings.extend(notes);
     Ok(assignment.clips.iter().map(|v| v.slot().map(str::to_string)).collect())
+}
+
+/// What the user is told about one assignment: the clips' names as shown (`display`,
+/// in bake order, like `names` and the assignment's verdicts) and the table's name.
+struct Words<'a> {
+    assignment: &'a Assignment,
+    names: &'a [Option<&'a str>],
+    display: &'a [String],
+    table: &'a str,
+}
+
+impl Words<'_> {
+    /// The shown names of the clips with a verdict `wanted` picks.
+    fn clips_where(&self, wanted: fn(&Verdict) -> bool) -> Vec<String> {
+        self.assignment.clips.iter().zip(self.display).filter(|(v, _)| wanted(v)).map(|(_, n)| n.clone()).collect()
+    }
+
+    /// Findings about clips that fill no slot, or fill one only as the fallback.
+    /// `no_slot`: no clip fills a slot though some could have (one finding says so
+    /// instead of one per clip).
+    fn clip_findings(&self, no_slot: bool) -> Vec<Finding> {
+        let (display, table) = (self.display, self.table);
+        let unassigned = self.clips_where(|v| *v == Verdict::Unassigned);
+        let unnamed = self.clips_where(|v| *v == Verdict::Unnamed);
+        let mut notes = Vec::new();
+        if no_slot {
+            notes.push(
+                Finding::new(
+                    "no-slot",
+                    format!(
+                        "none of the {} clips ({}) fills a slot of {table}; all bake with slot null",
+                        display.len(),
+                        quoted(display)
+                    ),
+                )
+                .advice(
+                    "if a game will ask for these clips by slot, give it an alias table with their names \
+                     (--aliases FILE, docs/AUDIT.md); --strict refuses such a unit",
+                ),
+            );
+        }
+        if self.assignment.no_slot() && unassigned.is_empty() && unnamed.is_empty() {
+            notes.push(Finding::new(
+                "all-ignored",
+                format!("no clip fills a slot: {table} ignores every one ({})", quoted(display)),
+            ));
+        }
+        for (clip, verdict) in self.assignment.clips.iter().enumerate() {
+            if let Verdict::Slot { slot, fallback: true, .. } = verdict {
+                let what = match self.names[clip] {
+                    Some(_) => "matches no slot",
+                    None => "has no name",
+                };
+                notes.push(
+                    Finding::new(
+                        "fallback-slot",
+                        format!(
+                            "clip \"{}\" {what}; as the only clip it fills the fallback slot {slot}",
+                            display[clip]
+                        ),
+                    )
+                    .advice("add its name to that slot in the table (or name the animation) to make it explicit"),
+                );
+            }
+        }
+        if !unassigned.is_empty() && !no_slot {
+            let one = unassigned.len() == 1;
+            notes.push(
+                Finding::new(
+                    "unassigned-clips",
+                    format!(
+                        "{} clip{} match{} no slot and bake{} with slot null: {}",
+                        unassigned.len(),
+                        if one { "" } else { "s" },
+                        if one { "es" } else { "" },
+                        if one { "s" } else { "" },
+                        quoted(&unassigned)
+                    ),
+                )
+                .advice(
+                    "add each name to a slot of the alias table, or to `ignore` if it fills none (--aliases FILE), \
+                     or leave it out with --clips",
+                ),
+            );
+        }
+        if !unnamed.is_empty() {
+            let one = unnamed.len() == 1;
+            notes.push(
+                Finding::new(
+                    "unnamed-clips",
+                    format!(
+                        "{} clip{} no name ({}) and bake{} with slot null",
+                        unnamed.len(),
+                        if one { " has" } else { "s have" },
+                        quoted(&unnamed),
+                        if one { "s" } else { "" },
+                    ),
+                )
+                .advice(
+                    "name the animations in the source so the alias table can place them, or choose clips with --clips",
+                ),
+            );
+        }
+        notes
+    }
+
+    /// Findings about slots: one filled by more than one clip, and an empty one that a
+    /// clip seems to belong to.
+    fn slot_findings(&self) -> Vec<Finding> {
+        let display = self.display;
+        let mut notes = Vec::new();
+        for duplicate in &self.assignment.duplicates {
+            let others: Vec<String> = duplicate.others.iter().map(|&c| display[c].clone()).collect();
+            notes.push(
+                Finding::new(
+                    "duplicate-slot",
+                    format!(
+                        "slot {}: \"{}\" ({}) over {}, which bake{} with slot null",
+                        duplicate.slot,
+                        display[duplicate.chosen],
+                        duplicate.rule,
+                        quoted(&others),
+                        if others.len() == 1 { "s" } else { "" },
+                    ),
+                )
+                .advice("to choose another, list its name first among the slot's names in the table, or use --clips"),
+            );
+        }
+        for miss in &self.assignment.misses {
+            notes.push(
+                Finding::new(
+                    "lookalike-clip",
+                    format!(
+                        "slot {} is empty, but clip \"{}\" looks like it belongs there (\"{}\" ~ \"{}\")",
+                        miss.slot, display[miss.clip], miss.evidence.clip_word, miss.evidence.slot_word,
+                    ),
+                )
+                .advice("if it does, add the clip's name to that slot's names in the alias table"),
+            );
+        }
+        notes
+    }
 }

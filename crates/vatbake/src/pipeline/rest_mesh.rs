@@ -106,6 +106,31 @@ pub fn write_glb(mesh: &RestMesh) -> std::io::Result<Vec<u8>> {
     buffer.into_glb(root)
 }
 
+/// A static mesh as GLB bytes: `model`'s points (positions, normals, uv0, all floats),
+/// its parts' triangles (one primitive per part, as [`write_glb`] writes them) and its
+/// materials, under one node named `name`: `vatbake pose`'s frozen pose. Every point
+/// is written, so the caller drops the ones no triangle uses. Deterministic.
+pub(crate) fn write_static_glb(name: &str, generator: &str, model: &Model) -> std::io::Result<Vec<u8>> {
+    let points = &model.points;
+    let mut buffer = GlbBuffer::default();
+    let floats3 = |values: &[Vec3]| values.iter().flat_map(|v| v.to_array()).collect::<Vec<f32>>();
+    let uv0: Vec<f32> = points.uv0.iter().flat_map(|v| v.to_array()).collect();
+    let position = buffer.floats(&floats3(&points.positions), Some(ARRAY_BUFFER), "VEC3", 3, true);
+    let normal = buffer.floats(&floats3(&points.normals), Some(ARRAY_BUFFER), "VEC3", 3, false);
+    let uv0 = buffer.floats(&uv0, Some(ARRAY_BUFFER), "VEC2", 2, false);
+    let attributes = json!({ "POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv0 });
+    let primitives = primitives(&mut buffer, model, points.len(), &attributes);
+    let mut root = json!({
+        "asset": { "version": "2.0", "generator": generator },
+        "scene": 0,
+        "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "name": name, "mesh": 0 }],
+        "meshes": [{ "name": name, "primitives": primitives }],
+    });
+    buffer.carry_materials(&mut root, &model.materials);
+    buffer.into_glb(root)
+}
+
 /// Adds the meshopt rest mesh's extensions to those the materials carried, as used
 /// and required (a reader without them cannot read a vertex).
 fn declare_extensions(root: &mut serde_json::Value) {
