@@ -92,6 +92,11 @@ test('ImpostorMesh: per-unit clip and clock, the billboard and the atlases in th
   assert.ok(lit.fragmentShader.includes('normal = normalize(vImpToView * (impSample(impNormal).xyz * 2.0 - 1.0));'));
   assert.equal(lit.uniforms.vatTime, mesh.uniforms.vatTime);
   assert.deepEqual(lit.uniforms.impLayout.value, [5, 16 / 80, 16 / 96, 8]);
+  // Each view reprojected through the stored depth (3 steps by default; 0 turns it off).
+  assert.ok(lit.fragmentShader.includes('texture2D(atlas, impUv(vImpCorner[1], vImpDelta.y))'));
+  assert.equal(lit.uniforms.impParallax.value, 3);
+  const flat = new ImpostorMesh(impostorFromParts(sidecar(), atlas(), atlas()), 1, { parallax: 0 });
+  assert.equal(flat.uniforms.impParallax.value, 0);
   const depth = compile(mesh.customDepthMaterial);
   assert.ok(depth.fragmentShader.includes('impSample(impColour)'), 'the shadow is cut by the coverage');
   assert.ok(!depth.fragmentShader.includes('impNormal).xyz'));
