@@ -13,6 +13,7 @@ import type {
   MeshDistanceMaterial,
   Object3D,
   Quaternion,
+  Texture,
   Vector2,
   Vector3,
   WebGLRenderer,
@@ -245,6 +246,12 @@ export interface VatCrowdOptions {
   hysteresis?: number;
   /** The coarsest level drawn (default: the last). */
   maxLevel?: number;
+  /** The unit's impostor (`vatbake impostor`, loadImpostor): the last level, drawn as quads. */
+  impostor?: VatImpostor | null;
+  /** Projected size (bounds diagonal over the screen's height) under which a unit is an impostor (default: `cell / screenHeight`, one texel per pixel). */
+  impostorSize?: number | null;
+  /** Blend the impostor's two nearest views (default true). */
+  blendViews?: boolean;
 }
 
 /** A bake's units, each drawn at the level of detail its size on screen allows: one VatMesh per level. */
@@ -254,8 +261,10 @@ export class VatCrowd extends Group {
   readonly count: number;
   /** Every unit's matrix, clip and crossfade (never drawn). */
   readonly units: VatMesh;
-  /** The mesh drawing each level, finest first. */
-  readonly levels: VatMesh[];
+  /** The mesh drawing each level, finest first (the impostor's ImpostorMesh last, when given). */
+  readonly levels: Array<VatMesh | ImpostorMesh>;
+  /** The impostor level, or null. */
+  readonly impostor: ImpostorMesh | null;
   /** lodThresholds of the levels. */
   thresholds: number[];
   /** Points each level's vertex shader runs over per unit. */
@@ -371,3 +380,73 @@ export function checkBoneDescription(description: unknown, where?: string): Bone
 export function patchBoneMaterial<M extends Material>(material: M, uniforms: BoneUniforms, options?: { eight?: boolean }): M;
 export function patchBoneVertexShader(vertexShader: string): string;
 export const BONES_GLSL: string;
+
+/** A `<name>.impostor.json` sidecar (`vatbake impostor`): docs/IMPOSTORS.md in the vatbake repository. */
+export interface VatImpostorSidecar {
+  format: 'vatbake.impostor';
+  format_version: 1;
+  description: { file: string; bytes: number; sha256: string };
+  cell: number;
+  columns: number;
+  width: number;
+  height: number;
+  views: { azimuths: number; elevations: number[] };
+  pivot: [number, number, number];
+  size: number;
+  fps: number;
+  frames: number;
+  clips: VatImpostorClip[];
+  colour: { file: string; bytes: number; sha256: string };
+  normal: { file: string; bytes: number; sha256: string };
+}
+
+export interface VatImpostorClip {
+  name: string;
+  first_frame: number;
+  frames: number;
+  duration: number;
+  looping: boolean;
+}
+
+/** What loadImpostor and impostorFromParts give. */
+export interface VatImpostor {
+  sidecar: VatImpostorSidecar;
+  colour: Texture;
+  normal: Texture;
+  clips: Map<string, VatImpostorClip & { index: number }>;
+  /** Bytes both atlases take on the GPU. */
+  gpuBytes: number;
+  dispose(): void;
+}
+
+/** The most elevation rings an impostor may have. */
+export const MAX_RINGS: number;
+export function loadImpostor(url: string, options: { loader: KTX2Loader }): Promise<VatImpostor>;
+export function impostorFromParts(sidecar: VatImpostorSidecar, colour: Texture, normal: Texture): VatImpostor;
+export function checkImpostor(sidecar: unknown, where?: string): VatImpostorSidecar;
+/** `[f0, f1, blend]`: the two frames around `localTime` in the clip and the weight of f1. */
+export function impostorFrame(clip: VatImpostorClip, localTime: number, interpolate?: boolean): [number, number, number];
+export function impostorView(sidecar: VatImpostorSidecar, direction: { x: number; y: number; z: number }): { ring: number; a0: number; a1: number; blend: number };
+export function impostorCell(sidecar: VatImpostorSidecar, clip: VatImpostorClip, frame: number, ring: number, azimuth: number): { cell: number; u: number; v: number };
+export function impostorUniforms(impostor: VatImpostor, options?: { blendViews?: boolean; interpolate?: boolean; parallax?: number; time?: { value: number } | null }): Record<string, { value: unknown }>;
+export function patchImpostorMaterial<M extends Material>(material: M, uniforms: Record<string, { value: unknown }>, options?: { lit?: boolean; colour?: boolean }): M;
+
+export interface ImpostorMeshOptions {
+  material?: Material | null;
+  blendViews?: boolean;
+  interpolate?: boolean;
+  /** Fixed-point steps of the parallax correction of each view through the stored depth (0–4, default 3; 0: none). */
+  parallax?: number;
+  time?: { value: number } | null;
+}
+
+/** Units drawn as impostor quads: one instanced draw, per-unit clip and clock. */
+export class ImpostorMesh extends InstancedMesh {
+  constructor(impostor: VatImpostor, count: number, options?: ImpostorMeshOptions);
+  readonly impostor: VatImpostor;
+  readonly uniforms: Record<string, { value: unknown }>;
+  readonly time: number;
+  update(seconds: number): void;
+  setClip(index: number, name: string, options?: PlayOptions): this;
+  dispose(): this;
+}

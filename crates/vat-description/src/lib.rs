@@ -29,6 +29,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub mod impostor;
+
 /// The value of `format`.
 pub const FORMAT: &str = "vatbake.vat";
 /// Bumped when a change could break a reader.

@@ -9,6 +9,10 @@ use crate::error::Ktx2Error;
 pub const VK_FORMAT_R16G16B16A16_UNORM: u32 = 91;
 /// `VK_FORMAT_R32G32B32A32_SFLOAT`.
 pub const VK_FORMAT_R32G32B32A32_SFLOAT: u32 = 109;
+/// `VK_FORMAT_R8G8B8A8_UNORM`.
+pub const VK_FORMAT_R8G8B8A8_UNORM: u32 = 37;
+/// `VK_FORMAT_R8G8B8A8_SRGB`.
+pub const VK_FORMAT_R8G8B8A8_SRGB: u32 = 43;
 /// `supercompressionScheme` for uncompressed level data.
 pub const SUPERCOMPRESSION_NONE: u32 = 0;
 /// `supercompressionScheme` for Zstandard.
@@ -33,6 +37,7 @@ const KHR_DF_VERSIONNUMBER_1_3: u16 = 2;
 const KHR_DF_MODEL_RGBSDA: u8 = 1;
 const KHR_DF_PRIMARIES_BT709: u8 = 1;
 const KHR_DF_TRANSFER_LINEAR: u8 = 1;
+const KHR_DF_TRANSFER_SRGB: u8 = 2;
 const KHR_DF_FLAG_ALPHA_STRAIGHT: u8 = 0;
 pub(crate) const KHR_DF_CHANNEL_RGBSDA_RED: u8 = 0;
 pub(crate) const KHR_DF_CHANNEL_RGBSDA_GREEN: u8 = 1;
@@ -48,8 +53,10 @@ pub(crate) const DFD_LEN: usize = 4 + BASIC_BLOCK_LEN;
 /// Sample qualifiers (the channelType byte's high bits): `KHR_DF_SAMPLE_DATATYPE_FLOAT`, `_SIGNED`.
 const KHR_DF_SAMPLE_DATATYPE_FLOAT: u8 = 0x80;
 const KHR_DF_SAMPLE_DATATYPE_SIGNED: u8 = 0x40;
+/// `KHR_DF_SAMPLE_DATATYPE_LINEAR`: the alpha sample of an sRGB format is not sRGB-encoded.
+const KHR_DF_SAMPLE_DATATYPE_LINEAR: u8 = 0x10;
 
-/// One of the two texel formats written here: four samples R, G, B, A of `bits` each,
+/// One of the texel formats written here: four samples R, G, B, A of `bits` each,
 /// what the header's `vkFormat` and `typeSize` and the DFD's samples say about them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TexelFormat {
@@ -61,11 +68,37 @@ pub(crate) struct TexelFormat {
     /// `sampleLower` and `sampleUpper`: the raw values that mean 0.0 (−1.0 for floats) and 1.0.
     lower: u32,
     upper: u32,
+    /// The transfer function of the colour samples (sRGB or linear).
+    transfer: u8,
 }
 
 /// `VK_FORMAT_R16G16B16A16_UNORM`: unsigned integers, 65535 is 1.0.
-pub(crate) const RGBA16_UNORM: TexelFormat =
-    TexelFormat { vk_format: VK_FORMAT_R16G16B16A16_UNORM, bits: 16, qualifiers: 0, lower: 0, upper: u16::MAX as u32 };
+pub(crate) const RGBA16_UNORM: TexelFormat = TexelFormat {
+    vk_format: VK_FORMAT_R16G16B16A16_UNORM,
+    bits: 16,
+    qualifiers: 0,
+    lower: 0,
+    upper: u16::MAX as u32,
+    transfer: KHR_DF_TRANSFER_LINEAR,
+};
+/// `VK_FORMAT_R8G8B8A8_UNORM`: bytes, 255 is 1.0, linear.
+pub(crate) const RGBA8_UNORM: TexelFormat = TexelFormat {
+    vk_format: VK_FORMAT_R8G8B8A8_UNORM,
+    bits: 8,
+    qualifiers: 0,
+    lower: 0,
+    upper: u8::MAX as u32,
+    transfer: KHR_DF_TRANSFER_LINEAR,
+};
+/// `VK_FORMAT_R8G8B8A8_SRGB`: bytes, the colour sRGB-encoded, the alpha linear.
+pub(crate) const RGBA8_SRGB: TexelFormat = TexelFormat {
+    vk_format: VK_FORMAT_R8G8B8A8_SRGB,
+    bits: 8,
+    qualifiers: 0,
+    lower: 0,
+    upper: u8::MAX as u32,
+    transfer: KHR_DF_TRANSFER_SRGB,
+};
 /// `VK_FORMAT_R32G32B32A32_SFLOAT`: signed floats, lower −1.0 and upper 1.0 as KTX-Software's `vk2dfd` gives them.
 pub(crate) const RGBA32_SFLOAT: TexelFormat = TexelFormat {
     vk_format: VK_FORMAT_R32G32B32A32_SFLOAT,
@@ -73,6 +106,7 @@ pub(crate) const RGBA32_SFLOAT: TexelFormat = TexelFormat {
     qualifiers: KHR_DF_SAMPLE_DATATYPE_FLOAT | KHR_DF_SAMPLE_DATATYPE_SIGNED,
     lower: (-1.0f32).to_bits(),
     upper: 1.0f32.to_bits(),
+    transfer: KHR_DF_TRANSFER_LINEAR,
 };
 /// R, G, B, A, two bytes each.
 pub(crate) const BYTES_PER_TEXEL: u64 = RGBA16_UNORM.bytes_per_texel();
@@ -115,7 +149,7 @@ impl TexelFormat {
         dfd.extend_from_slice(&[
             KHR_DF_MODEL_RGBSDA,
             KHR_DF_PRIMARIES_BT709,
-            KHR_DF_TRANSFER_LINEAR,
+            self.transfer,
             KHR_DF_FLAG_ALPHA_STRAIGHT,
         ]);
         // texelBlockDimension0..3 are stored minus one: a 1x1x1x1 block is all zeros.
@@ -125,7 +159,13 @@ impl TexelFormat {
         for (index, channel) in SAMPLE_CHANNELS.into_iter().enumerate() {
             put_u16(&mut dfd, u16::from(self.bits) * index as u16); // bitOffset
             dfd.push(self.bits - 1); // bitLength, stored minus one
-            dfd.push(channel | self.qualifiers); // channelType in the low nibble, qualifiers above
+                                     // An sRGB format's alpha is stored linear, and its sample says so.
+            let linear = if self.transfer == KHR_DF_TRANSFER_SRGB && channel == KHR_DF_CHANNEL_RGBSDA_ALPHA {
+                KHR_DF_SAMPLE_DATATYPE_LINEAR
+            } else {
+                0
+            };
+            dfd.push(channel | self.qualifiers | linear); // channelType in the low nibble, qualifiers above
             dfd.extend_from_slice(&[0, 0, 0, 0]); // samplePosition0..3: the texel's origin
             put_u32(&mut dfd, self.lower); // sampleLower
             put_u32(&mut dfd, self.upper); // sampleUpper

@@ -17,6 +17,8 @@
 //! reading only the header and the key/value data, and [`read_texture_header`] tells
 //! a KTX 2.0 file from a PNG by their headers alone. [`encode_png16`] / [`decode_png16`] do the same
 //! texels as a 16-bit RGBA PNG for tools that cannot read KTX2.
+//! [`encode_ktx2_rgba32f`] writes a bone bake's float texels, [`encode_ktx2_rgba8`] an
+//! impostor's 8-bit atlases (`R8G8B8A8_SRGB` or `_UNORM`).
 //!
 //! What it does not: know anything about animation, vertices or bounds (texels
 //! are plain `u16`s, 0..=65535 meaning 0.0..=1.0); write mipmaps, arrays,
@@ -49,6 +51,7 @@ mod error;
 mod float32;
 mod layout;
 mod png16;
+mod rgba8;
 mod texture;
 mod types;
 
@@ -57,8 +60,9 @@ pub use error::Ktx2Error;
 pub use float32::{decode_ktx2_rgba32f, encode_ktx2_rgba32f, Rgba32fImage};
 pub use layout::{
     MAX_IMAGE_BYTES, SUPERCOMPRESSION_NONE, SUPERCOMPRESSION_ZSTD, VK_FORMAT_R16G16B16A16_UNORM,
-    VK_FORMAT_R32G32B32A32_SFLOAT,
+    VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM,
 };
+pub use rgba8::{decode_ktx2_rgba8, encode_ktx2_rgba8, Rgba8Image};
 pub use texture::{TextureFile, TextureHeader};
 pub use types::{Ktx2Header, Ktx2Options, Rgba16Image, DEFAULT_ZSTD_LEVEL};
 

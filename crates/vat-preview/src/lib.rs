@@ -1,6 +1,7 @@
 //! Pictures of a bake, drawn from plain data: a small software rasterizer, a contact
-//! sheet of every clip, an animated PNG of one clip, and the texture itself as 8-bit
-//! images.
+//! sheet of every clip, an animated PNG of one clip, the texture itself as 8-bit
+//! images, and impostor cells (one pose from one direction: base colour through the
+//! material's texture, coverage, normal and depth; [`render_cell`]).
 //!
 //! The input is what a decoded bake holds: the rest mesh's triangles ([`Mesh`], indices
 //! into the points), and for each row the decoded position and normal of every point
@@ -16,7 +17,8 @@
 //!
 //! What it does not do: read or write files, or know the bake's formats (the caller
 //! decodes the texture and the rest mesh). Dependencies: no crate of this workspace;
-//! `png` for encoding and `noto-sans-mono-bitmap` for the glyphs of the labels.
+//! `png` for encoding and decoding, `zune-jpeg` for decoding the JPEG base colour
+//! textures of impostor cells, and `noto-sans-mono-bitmap` for the glyphs of the labels.
 //!
 //! ```
 //! use vat_preview::{render_frame, Bounds, Frame, Mesh, View};
@@ -35,6 +37,7 @@
 #![warn(missing_docs)]
 
 mod encode;
+mod impostor;
 mod raster;
 mod sheet;
 mod text;
@@ -42,6 +45,10 @@ mod texture;
 mod types;
 
 pub use encode::animate;
+pub use impostor::{
+    linear_to_srgb, render_cell, srgb_to_linear, uv_transform, CellCamera, ImpostorCell, Material, Surface, Texture,
+    Wrap, IDENTITY_UV, SAMPLES,
+};
 pub use raster::{render_frame, Camera};
 pub use sheet::{contact_sheet, pick_rows, Cell, Clip, Sheet, SheetOptions};
 pub use text::{text_width, LINE_HEIGHT};

@@ -21,7 +21,7 @@ const DEPTH_CUE: f32 = 0.3;
 /// Space left around the framed bounds, as a fraction of the frame's smaller side.
 const MARGIN: f32 = 0.06;
 /// Sub-pixel steps per pixel of the fixed-point vertex positions.
-const SUBPIXEL: f32 = 256.0;
+pub(crate) const SUBPIXEL: f32 = 256.0;
 /// Vertices farther than this from the picture, in pixels, drop their triangle (so that
 /// fixed-point products cannot overflow).
 const FAR: f32 = 1.0e6;
@@ -240,50 +240,74 @@ fn shade(n: [f32; 3], nearness: f32) -> [u8; 4] {
 pub(crate) fn rasterize(image: &mut Image, camera: &Camera, mesh: &Mesh, frame: Frame<'_>) {
     let (w, h) = (image.width as i64, image.height as i64);
     let mut depth = vec![f32::NEG_INFINITY; (w * h) as usize];
-    let step = SUBPIXEL as i64;
     let depth_range = camera.depth_near - camera.depth_far;
     let nearness = |z: f32| if depth_range > 0.0 { (z - camera.depth_far) / depth_range } else { 1.0 };
     for triangle in &mesh.triangles {
-        let Some(mut c) = triangle.iter().map(|&i| corner(camera, frame, i)).collect::<Option<Vec<_>>>() else {
+        let Some(c) = triangle.iter().map(|&i| corner(camera, frame, i)).collect::<Option<Vec<_>>>() else {
             continue;
         };
-        let mut area = edge((c[0].x, c[0].y), (c[1].x, c[1].y), (c[2].x, c[2].y));
-        if area == 0 {
-            continue;
-        }
-        if area < 0 {
-            c.swap(1, 2);
-            area = -area;
-        }
-        let p = [(c[0].x, c[0].y), (c[1].x, c[1].y), (c[2].x, c[2].y)];
-        let edges = [(p[1], p[2]), (p[2], p[0]), (p[0], p[1])];
-        let inclusive = edges.map(|(a, b)| top_left(a, b));
-        // Pixels whose centre may be inside, clipped to the picture.
-        let min_x = p.iter().map(|q| q.0).min().unwrap_or(0).div_euclid(step).max(0);
-        let max_x = p.iter().map(|q| q.0).max().unwrap_or(0).div_euclid(step).min(w - 1);
-        let min_y = p.iter().map(|q| q.1).min().unwrap_or(0).div_euclid(step).max(0);
-        let max_y = p.iter().map(|q| q.1).max().unwrap_or(0).div_euclid(step).min(h - 1);
-        let area_f = area as f64;
-        for y in min_y..=max_y {
-            for x in min_x..=max_x {
-                let centre = (x * step + step / 2, y * step + step / 2);
-                let weights = edges.map(|(a, b)| edge(a, b, centre));
-                if (0..3).any(|i| weights[i] < 0 || (weights[i] == 0 && !inclusive[i])) {
-                    continue;
-                }
-                let l = weights.map(|e| (e as f64 / area_f) as f32);
-                let z = l[0] * c[0].depth + l[1] * c[1].depth + l[2] * c[2].depth;
-                let slot = (y * w + x) as usize;
-                // z is finite: every corner's depth is, and the weights are.
-                if z <= depth[slot] {
-                    continue;
-                }
-                depth[slot] = z;
-                let n = std::array::from_fn(|k| l[0] * c[0].normal[k] + l[1] * c[1].normal[k] + l[2] * c[2].normal[k]);
-                image.put(x, y, shade(n, nearness(z)));
+        cover([(c[0].x, c[0].y), (c[1].x, c[1].y), (c[2].x, c[2].y)], w, h, |x, y, l| {
+            let z = l[0] * c[0].depth + l[1] * c[1].depth + l[2] * c[2].depth;
+            let slot = (y * w + x) as usize;
+            // z is finite: every corner's depth is, and the weights are.
+            if z <= depth[slot] {
+                return;
             }
+            depth[slot] = z;
+            let n = std::array::from_fn(|k| l[0] * c[0].normal[k] + l[1] * c[1].normal[k] + l[2] * c[2].normal[k]);
+            image.put(x, y, shade(n, nearness(z)));
+        });
+    }
+}
+
+/// Calls `visit(x, y, weights)` for every pixel of a `w × h` picture whose centre a
+/// triangle covers, corners in fixed-point picture units ([`SUBPIXEL`] steps per pixel),
+/// either winding. The weights are the barycentric weights of the corners in the order
+/// given. Pixel centres exactly on a shared edge go to one of the two triangles only
+/// (the top-left rule); a triangle of no area covers nothing.
+///
+/// Under an orthographic projection (every camera here), weights in the picture are
+/// the weights on the surface: attributes interpolated with them (normals, uvs) are
+/// perspective-correct as they are.
+pub(crate) fn cover(corners: [(i64, i64); 3], w: i64, h: i64, mut visit: impl FnMut(i64, i64, [f32; 3])) {
+    let step = SUBPIXEL as i64;
+    let mut p = corners;
+    let mut area = edge(p[0], p[1], p[2]);
+    if area == 0 {
+        return;
+    }
+    // Clockwise on the picture: swap two corners, and their weights back on the way out.
+    let swapped = area < 0;
+    if swapped {
+        p.swap(1, 2);
+        area = -area;
+    }
+    let edges = [(p[1], p[2]), (p[2], p[0]), (p[0], p[1])];
+    let inclusive = edges.map(|(a, b)| top_left(a, b));
+    // Pixels whose centre may be inside, clipped to the picture.
+    let min_x = p.iter().map(|q| q.0).min().unwrap_or(0).div_euclid(step).max(0);
+    let max_x = p.iter().map(|q| q.0).max().unwrap_or(0).div_euclid(step).min(w - 1);
+    let min_y = p.iter().map(|q| q.1).min().unwrap_or(0).div_euclid(step).max(0);
+    let max_y = p.iter().map(|q| q.1).max().unwrap_or(0).div_euclid(step).min(h - 1);
+    let area_f = area as f64;
+    for y in min_y..=max_y {
+        for x in min_x..=max_x {
+            let centre = (x * step + step / 2, y * step + step / 2);
+            let weights = edges.map(|(a, b)| edge(a, b, centre));
+            if (0..3).any(|i| weights[i] < 0 || (weights[i] == 0 && !inclusive[i])) {
+                continue;
+            }
+            let l = weights.map(|e| (e as f64 / area_f) as f32);
+            visit(x, y, if swapped { [l[0], l[2], l[1]] } else { l });
         }
     }
+}
+
+/// A position in pixels as the fixed-point units [`cover`] takes, or `None` when it is
+/// not finite or too far from the picture for the products to fit.
+pub(crate) fn fixed(x: f32, y: f32) -> Option<(i64, i64)> {
+    let near = |c: f32| c.is_finite() && c.abs() < FAR;
+    (near(x) && near(y)).then(|| ((x * SUBPIXEL).round() as i64, (y * SUBPIXEL).round() as i64))
 }
 
 #[cfg(test)]

@@ -72,6 +72,10 @@ pub enum Error {
         /// Height given.
         height: u32,
     },
+    /// A base colour texture that cannot be read, or a surface that names a missing
+    /// material, texture or uv.
+    #[error("image: {0}")]
+    Image(String),
     /// The PNG encoder failed.
     #[error("PNG encoding failed: {0}")]
     Png(#[from] png::EncodingError),

@@ -39,6 +39,8 @@ pub enum Command {
     Preview(PreviewArgs),
     /// Freeze one pose into a static GLB: a clip at a time of a model, or a row of a finished bake (checked by its bounding-box height).
     Pose(crate::pose::PoseArgs),
+    /// Draw a vertex bake into an animated impostor: every clip from a ring of views into two 8-bit atlases (KTX2) and <name>.impostor.json.
+    Impostor(crate::impostor::ImpostorArgs),
     /// Print the JSON Schema of the description file.
     Schema,
     /// Print a shell completion script (e.g. `vatbake completions bash > /etc/bash_completion.d/vatbake`).
@@ -122,6 +124,7 @@ impl Command {
             Command::Verify(a) => a.json,
             Command::Preview(a) => a.json,
             Command::Pose(a) => a.json,
+            Command::Impostor(a) => a.json,
             _ => false,
         }
     }
@@ -136,6 +139,7 @@ impl Command {
             Command::Verify(a) => Some(&a.description),
             Command::Preview(a) => Some(&a.description),
             Command::Pose(a) => Some(&a.input),
+            Command::Impostor(a) => Some(&a.description),
             Command::Audit(a) => a.paths.first().map(PathBuf::as_path),
             _ => None,
         }
@@ -499,7 +503,7 @@ mod tests {
 
     #[test]
     fn docs_cli_md_lists_every_option_of_every_command_and_no_other() {
-        for name in ["bake", "roster", "audit", "inspect", "verify", "preview"] {
+        for name in ["bake", "roster", "audit", "inspect", "verify", "preview", "impostor"] {
             assert_eq!(documented(name), in_help(name), "docs/CLI.md and `vatbake {name} --help` disagree");
         }
     }

@@ -5,6 +5,7 @@
 //! through `messages` and `print`.
 
 mod args;
+mod impostor;
 mod messages;
 mod pose;
 mod print;
@@ -200,6 +201,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         args::Command::Pose(args) => pose::run(args),
+        args::Command::Impostor(args) => impostor::run(args),
         args::Command::Schema => {
             out!("{}", description::schema_json().trim_end());
             Ok(0)

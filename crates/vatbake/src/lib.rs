@@ -32,6 +32,7 @@ pub mod delta;
 pub mod error;
 mod features;
 mod findings;
+pub mod impostor;
 pub mod inspect;
 mod pipeline;
 pub mod pose;

@@ -27,7 +27,7 @@ use crate::slots::Aliases;
 use crate::staging;
 
 /// Keys of a unit that are not bake settings.
-const UNIT_KEYS: &[&str] = &["name", "source"];
+const UNIT_KEYS: &[&str] = &["name", "source", "impostor"];
 /// Bake flags a roster decides itself.
 const RESERVED: &[&str] = &["out", "o", "json", "quiet", "q", "verbose", "v", "threads", "no_warn", "dry_run"];
 /// Settings whose values are paths, resolved against the roster's folder.
@@ -43,6 +43,10 @@ pub struct Unit {
     /// Bake settings from the roster's defaults and the unit's own keys, or why they
     /// cannot be read (an unknown key, a value of the wrong type): that unit fails alone.
     pub options: Result<BakeOptions, Error>,
+    /// The `impostor` key (the unit's, else the defaults'): `true` or a table of
+    /// [`crate::impostor::ImpostorOptions`] makes the unit's impostor after its bake;
+    /// absent or `false`: none. An unreadable table fails the unit alone.
+    pub impostor: Option<Result<crate::impostor::ImpostorOptions, Error>>,
 }
 
 /// A parsed roster file.
@@ -89,6 +93,30 @@ fn options(file: &Path, dir: &Path, tables: &[&toml::Table], unit: &str) -> Resu
     Ok(toml::Value::Table(merged)
         .try_into::<BakeOptions>()
         .map_err(|e| Error::usage(format!("{}: unit \"{unit}\": {}", file.display(), key_message(e.message().trim())))))
+}
+
+/// A unit's `impostor` value: `true` (the defaults), `false` (none) or a table of
+/// [`crate::impostor::ImpostorOptions`].
+fn impostor_key(
+    file: &Path,
+    value: Option<&toml::Value>,
+    unit: &str,
+) -> Option<Result<crate::impostor::ImpostorOptions, Error>> {
+    let parsed = match value? {
+        toml::Value::Boolean(false) => return None,
+        toml::Value::Boolean(true) => Ok(crate::impostor::ImpostorOptions::default()),
+        table @ toml::Value::Table(_) => table.clone().try_into::<crate::impostor::ImpostorOptions>().map_err(|e| {
+            format!("impostor: {}; its keys are views, elevations, fps and cell", key_message(e.message().trim()))
+        }),
+        other => {
+            Err(format!("impostor = {other}: give true, false or a table like {{ views = 16, elevations = [45] }}"))
+        }
+    };
+    Some(
+        parsed
+            .and_then(|o| o.check().map(|()| o).map_err(|e| format!("impostor: {}", e.message)))
+            .map_err(|why| Error::usage(format!("{}: unit \"{unit}\": {why}", file.display()))),
+    )
 }
 
 /// serde's words for a key it does not know (`unknown field `fsp`, expected one of
@@ -189,7 +217,8 @@ pub fn read(file: &Path, folder_override: Option<&Path>) -> Result<Roster> {
             };
             check_file_name(&name).map_err(|e| roster_error(file, format!("unit name: {e}")))?;
             let options = options(file, &dir, &[defaults, table], &name)?;
-            units.push(Unit { name, source, options });
+            let impostor = impostor_key(file, table.get("impostor").or(defaults.get("impostor")), &name);
+            units.push(Unit { name, source, options, impostor });
         }
     }
     let mut seen = BTreeSet::new();
@@ -301,6 +330,9 @@ pub struct UnitResult {
     /// The bake's warnings; empty for a skipped or failed unit.
     #[serde(serialize_with = "crate::findings::findings_json")]
     pub warnings: Vec<vat_model::Finding>,
+    /// GPU bytes of its impostor's atlases (the `impostor` key), absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impostor_gpu_bytes: Option<u64>,
 }
 
 /// The roster's outcome, for the summary and `--json`.
@@ -474,6 +506,7 @@ fn bake_unit(unit: &Unit, folder: &Path, options: &RunOptions) -> UnitResult {
         ms: 0.0,
         error: None,
         warnings: Vec::new(),
+        impostor_gpu_bytes: None,
     };
     /// A unit baked now, or skipped with its last description and its folder.
     enum Done {
@@ -516,8 +549,44 @@ fn bake_unit(unit: &Unit, folder: &Path, options: &RunOptions) -> UnitResult {
         }
         Err(e) => result.error = Some(Error::from(e).message),
     }
+    if let (Some(options), None) = (&unit.impostor, &result.error) {
+        let description = folder.join(&unit.name).join(description::description_file(&unit.name));
+        match options.clone().and_then(|options| unit_impostor(&description, options, result.status == "baked")) {
+            Ok(bytes) => result.impostor_gpu_bytes = Some(bytes),
+            Err(e) => {
+                result.status = "failed";
+                result.error = Some(e.message);
+            }
+        }
+    }
     result.ms = crate::pipeline::ms(started);
     result
+}
+
+/// Makes the impostor of the bake at `description` with `options`, unless the bake was
+/// not redone (`rebaked` false) and the sidecar there was made from this description
+/// with these options. Returns the GPU bytes of its atlases.
+fn unit_impostor(description: &Path, options: crate::impostor::ImpostorOptions, rebaked: bool) -> Result<u64, Error> {
+    let stem = description.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix(".vat.json"));
+    let sidecar = description.with_file_name(description::impostor::impostor_file(stem.unwrap_or_default()));
+    if !rebaked {
+        let current = std::fs::read(description).ok().map(|bytes| description::sha256_hex(&bytes));
+        let made = std::fs::read(&sidecar)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<description::impostor::Impostor>(&bytes).ok());
+        if let (Some(current), Some(made)) = (current, made) {
+            let same = made.description.sha256 == current
+                && made.views.azimuths == options.views
+                && made.views.elevations == options.elevations
+                && made.fps == options.fps
+                && made.cell == options.cell;
+            if same {
+                return Ok(2 * u64::from(made.width) * u64::from(made.height) * 4);
+            }
+        }
+    }
+    let settings = crate::impostor::ImpostorSettings { description: description.to_path_buf(), out: None, options };
+    Ok(crate::impostor::impostor(&settings)?.gpu_bytes)
 }
 
 /// Bakes every unit (of the shard), in parallel.

@@ -6,6 +6,7 @@
 // shadow draw).
 import { Group, InstancedBufferAttribute, Matrix4, Vector3 } from 'three';
 import { VatMesh } from './mesh.js';
+import { ImpostorMesh } from './impostor.js';
 
 const PER_INSTANCE = ['vatClipA', 'vatClipB', 'vatPlay', 'vatWeight'];
 const _matrix = new Matrix4();
@@ -75,8 +76,14 @@ export class VatCrowd extends Group {
    *   each level's recorded `switch.screen_height`)
    * @param {number} [options.hysteresis=0.1]  margin below a threshold before a unit goes coarser
    * @param {number} [options.maxLevel]  the coarsest level drawn (default: the last)
+   * @param {ReturnType<import('./impostor.js').impostorFromParts>} [options.impostor]  the
+   *   unit's impostor (`vatbake impostor`, loadImpostor): the last level, drawn as quads
+   * @param {number} [options.impostorSize]  the projected size (bounds diagonal over the
+   *   screen's height) under which a unit is an impostor (default: where one cell texel
+   *   is one pixel, `cell / screenHeight`, screenHeight 1080 unless given)
+   * @param {boolean} [options.blendViews=true]  the impostor blends its two nearest views
    */
-  constructor(vat, count, { material = null, interpolate = true, clip = null, pixels = null, screenHeight = null, hysteresis = 0.1, maxLevel = Infinity } = {}) {
+  constructor(vat, count, { material = null, interpolate = true, clip = null, pixels = null, screenHeight = null, hysteresis = 0.1, maxLevel = Infinity, impostor = null, impostorSize = null, blendViews = true } = {}) {
     super();
     this.name = 'VatCrowd';
     this.vat = vat;
@@ -105,6 +112,23 @@ export class VatCrowd extends Group {
       this.add(mesh);
       return mesh;
     });
+    if (impostor) {
+      const size = impostorSize ?? impostor.sidecar.cell / (screenHeight ?? 1080);
+      this.thresholds.push(Math.min(size, this.thresholds[this.thresholds.length - 1]));
+      this.levelPoints.push(4);
+      const quads = new ImpostorMesh(impostor, count, { interpolate, blendViews, time: this.units.uniforms.vatTime });
+      quads.name = `${this.units.name} impostor`;
+      quads.count = 0;
+      quads.visible = false;
+      this.add(quads);
+      this.levels.push(quads);
+      /** The impostor level (the last), or null. */
+      this.impostor = quads;
+      // A unit's clip (its texture rows) → the impostor's clip of the same name.
+      this._impostorClips = new Map(vat.clips.map((c) => [`${c.row}:${c.rows}`, impostor.clips.get(c.name)]));
+    } else {
+      this.impostor = null;
+    }
     /** Each unit's level after the last update. */
     this.unitLevels = new Uint8Array(count);
     /** Units drawn at each level after the last update. */
@@ -195,6 +219,10 @@ export class VatCrowd extends Group {
       const to = this.levels[level];
       const slot = counts[level]++;
       to.instanceMatrix.array.set(from.instanceMatrix.array.subarray(i * 16, i * 16 + 16), slot * 16);
+      if (to === this.impostor) {
+        this._toImpostor(i, slot);
+        continue;
+      }
       for (const name of PER_INSTANCE) {
         const a = from.geometry.attributes[name];
         const n = a.itemSize;
@@ -210,7 +238,8 @@ export class VatCrowd extends Group {
       mesh.count = counts[k];
       mesh.visible = counts[k] > 0;
       mesh.instanceMatrix.needsUpdate = true;
-      for (const name of PER_INSTANCE) mesh.geometry.attributes[name].needsUpdate = true;
+      const names = mesh === this.impostor ? ['impClip', 'impPlay'] : PER_INSTANCE;
+      for (const name of names) mesh.geometry.attributes[name].needsUpdate = true;
       if (mesh.instanceColor) mesh.instanceColor.needsUpdate = true;
       mesh.boundingSphere = null;
       mesh.boundingBox = null;
@@ -218,6 +247,19 @@ export class VatCrowd extends Group {
     });
     this.verticesPerFrame = vertices;
     return this;
+  }
+
+  /** Unit `i`'s clip and clock as impostor instance `slot`: the clip of its larger crossfade weight. */
+  _toImpostor(i, slot) {
+    const a = this.units.geometry.attributes;
+    const useB = a.vatWeight.getX(i) > 0.5;
+    const clipInfo = useB ? a.vatClipB : a.vatClipA;
+    const clip = this._impostorClips.get(`${clipInfo.getX(i)}:${clipInfo.getY(i)}`);
+    const play = a.vatPlay;
+    const [start, speed] = useB ? [play.getZ(i), play.getW(i)] : [play.getX(i), play.getY(i)];
+    const to = this.impostor.geometry.attributes;
+    if (clip) to.impClip.array.set([clip.first_frame, clip.frames, clip.duration, clip.looping ? 1 : 0], slot * 4);
+    to.impPlay.array.set([start, speed], slot * 2);
   }
 
   setMatrixAt(index, matrix) {

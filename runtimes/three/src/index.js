@@ -17,11 +17,16 @@
 //   const crowd = new VatCrowd(vat, 10000);             // one instanced draw per level
 //   crowd.update(ms / 1000, camera);                    // each unit at its level for this camera
 //
+// An impostor (`vatbake impostor`) is the crowd's last level, drawn as quads:
+//   const impostor = await loadImpostor('bake/Fox.impostor.json', { loader });
+//   const crowd = new VatCrowd(vat, 10000, { impostor });
+//
 // A bone bake (`vatbake bake --mode bones`) plays with loadBoneVat (src/bones.js).
 export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, mergeRestMeshes, setBakedBounds } from './load.js';
 export { VatMesh, patchMaterial } from './mesh.js';
 export { VatCrowd, lodThresholds, chooseLevel } from './crowd.js';
 export { VAT_GLSL, patchVertexShader } from './glsl.js';
+export { loadImpostor, impostorFromParts, checkImpostor, ImpostorMesh, impostorFrame, impostorView, impostorCell, impostorUniforms, patchImpostorMaterial, MAX_RINGS } from './impostor.js';
 export { undoDelta } from './delta.js';
 export { clipTable, clipFrame, clipRows, findClip } from './clips.js';
 export { sampleSocket, socketOnUnit, rootMotionAt } from './attach.js';

@@ -15,7 +15,7 @@ test('npm pack holds the sources, the types, README and LICENSE, and no tests', 
   const [pack] = JSON.parse(run.stdout);
   const files = pack.files.map((f) => f.path).sort();
   assert.equal(pack.name, '@vatbake/three');
-  for (const f of ['LICENSE', 'README.md', 'index.d.ts', 'package.json', 'src/clips.js', 'src/delta.js', 'src/glsl.js', 'src/index.js', 'src/load.js', 'src/mesh.js', 'src/crowd.js', 'src/bones.js']) {
+  for (const f of ['LICENSE', 'README.md', 'index.d.ts', 'package.json', 'src/clips.js', 'src/delta.js', 'src/glsl.js', 'src/index.js', 'src/load.js', 'src/mesh.js', 'src/crowd.js', 'src/bones.js', 'src/impostor.js']) {
     assert.ok(files.includes(f), `${f} is packed (have ${files.join(', ')})`);
   }
   assert.deepEqual(files.filter((f) => f.startsWith('test/') || f.includes('node_modules')), []);

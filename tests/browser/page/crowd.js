@@ -3,9 +3,11 @@
 // VatMesh (LODs off: every unit at level 0) or as a VatCrowd (LODs on: each unit at the
 // level its size on this canvas allows, at 1 px). A frame is the update (for the crowd:
 // the bucketing) plus render plus a 1-pixel readPixels, which waits for the GL work.
+// 'impostor': the same VatCrowd with the bake's impostor (`vatbake impostor`) as its
+// last level, switched at one cell texel per screen pixel of this canvas.
 import * as THREE from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
-import { loadVat, VatCrowd, VatMesh } from '@vatbake/three';
+import { loadImpostor, loadVat, VatCrowd, VatMesh } from '@vatbake/three';
 
 const W = 1280;
 const H = 720;
@@ -27,7 +29,7 @@ function bufferBytes(meshes) {
   return bytes;
 }
 
-async function setup({ kind, count, descriptionUrl, spacing: spacingFactor }) {
+async function setup({ kind, count, descriptionUrl, impostorUrl = null, spacing: spacingFactor }) {
   const renderer = new THREE.WebGLRenderer({ antialias: false });
   renderer.setPixelRatio(1);
   renderer.setSize(W, H);
@@ -36,10 +38,12 @@ async function setup({ kind, count, descriptionUrl, spacing: spacingFactor }) {
   scene.add(new THREE.HemisphereLight(0xffffff, 0x404050, 1.5), new THREE.DirectionalLight(0xffffff, 2));
   const started = performance.now();
   const loader = new KTX2Loader().detectSupport(renderer);
-  const vat = await loadVat(descriptionUrl, { loader, renderer, lods: kind === 'lods-on' });
+  const crowd = kind !== 'lods-off';
+  const vat = await loadVat(descriptionUrl, { loader, renderer, lods: crowd });
+  const impostor = kind === 'impostor' ? await loadImpostor(impostorUrl, { loader }) : null;
   const d = vat.description;
   const spacing = spacingFactor * 2 * Math.max(...d.positions.half_extent);
-  const units = kind === 'lods-on' ? new VatCrowd(vat, count, { screenHeight: H, pixels: 1 }) : new VatMesh(vat, count);
+  const units = crowd ? new VatCrowd(vat, count, { screenHeight: H, pixels: 1, impostor }) : new VatMesh(vat, count);
   // A square field, units on a jittered grid, facing anywhere.
   const side = Math.ceil(Math.sqrt(count));
   const m = new THREE.Matrix4();
@@ -66,7 +70,7 @@ async function setup({ kind, count, descriptionUrl, spacing: spacingFactor }) {
   camera.far = width * 2;
   camera.updateProjectionMatrix();
   const distance = height;
-  const update = kind === 'lods-on' ? (t) => units.update(t, camera) : (t) => units.update(t);
+  const update = crowd ? (t) => units.update(t, camera) : (t) => units.update(t);
   const pixel = new Uint8Array(4);
   const gl = renderer.getContext();
   const frame = (t) => {
@@ -79,14 +83,14 @@ async function setup({ kind, count, descriptionUrl, spacing: spacingFactor }) {
   };
   frame(0); // compile, upload
   const info = () => {
-    const meshes = kind === 'lods-on' ? units.levels : [units];
-    const points = kind === 'lods-on' ? units.verticesPerFrame : count * d.points;
+    const meshes = crowd ? units.levels : [units];
+    const points = crowd ? units.verticesPerFrame : count * d.points;
     return {
       calls: renderer.info.render.calls,
       triangles: renderer.info.render.triangles,
       vertices: points,
-      levelCounts: kind === 'lods-on' ? [...units.levelCounts] : [count],
-      textureBytes: d.texture.width * d.texture.height * 8,
+      levelCounts: crowd ? [...units.levelCounts] : [count],
+      textureBytes: d.texture.width * d.texture.height * 8 + (impostor?.gpuBytes ?? 0),
       bufferBytes: bufferBytes(meshes),
       distance,
     };

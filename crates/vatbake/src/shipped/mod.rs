@@ -18,6 +18,7 @@
 pub(crate) mod exports;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod materials;
 pub mod read;
 
 /// The 16+16 octahedral normal of `--normals separate`, decoded as a reader of the bake does.
@@ -522,6 +523,10 @@ pub struct RestMesh {
     pub uv1: Vec<[f64; 2]>,
     /// Triangles of every primitive, as vertex indices.
     pub triangles: Vec<[u32; 3]>,
+    /// The material of each triangle (its primitive's `material`), `None` for none.
+    pub triangle_materials: Vec<Option<u32>>,
+    /// Every vertex's TEXCOORD_0 (the material's uvs); empty when the file has none.
+    pub uv0: Vec<[f32; 2]>,
     /// Primitives (one per source primitive with triangles).
     pub primitives: usize,
     /// Materials carried over from the source.
@@ -891,7 +896,15 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
             (band * width + x).max(0.0) as u32
         })
         .collect();
+    let uv0: Vec<[f32; 2]> = match attributes.get("TEXCOORD_0") {
+        Some(index) => accessor(index, 2)?.chunks_exact(2).map(|uv| [uv[0] as f32, uv[1] as f32]).collect(),
+        None => Vec::new(),
+    };
+    if !uv0.is_empty() && uv0.len() != positions.len() {
+        return Err("its attributes have different counts".into());
+    }
     let mut triangles = Vec::new();
+    let mut triangle_materials = Vec::new();
     // Primitives may share an index accessor; all of them together still read no more
     // indices than the binary chunk holds (one byte each at the least).
     let mut indices_read = 0usize;
@@ -918,6 +931,7 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
                 return Err("a triangle points past the last vertex".into());
             }
             triangles.push(triangle);
+            triangle_materials.push(primitive["material"].as_u64().map(|m| m as u32));
         }
     }
     let bound = |key: &str| -> Vec3 {
@@ -934,6 +948,8 @@ fn rest_mesh_from(bytes: &[u8]) -> Result<RestMesh, String> {
         columns,
         uv1: uv1.chunks_exact(2).map(|uv| [uv[0], uv[1]]).collect(),
         triangles,
+        triangle_materials,
+        uv0,
         primitives: primitives.len(),
         materials: doc["materials"].as_array().map_or(0, Vec::len),
     })

@@ -2,7 +2,7 @@
 // the documented use of the package type-checks under "strict".
 import * as THREE from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
-import { loadBoneVat, loadVat, VatCrowd, VatMesh } from '@vatbake/three';
+import { loadBoneVat, loadImpostor, loadVat, VatCrowd, VatMesh } from '@vatbake/three';
 async function main(renderer: THREE.WebGLRenderer) {
   const loader = new KTX2Loader().detectSupport(renderer);
   const vat = await loadVat('x.vat.json', { loader, renderer });
@@ -41,3 +41,14 @@ async function bones(renderer: THREE.WebGLRenderer) {
   b.dispose();
 }
 bones;
+async function impostors(renderer: THREE.WebGLRenderer, camera: THREE.PerspectiveCamera) {
+  const loader = new KTX2Loader().detectSupport(renderer);
+  const vat = await loadVat('x.vat.json', { loader, renderer });
+  const impostor = await loadImpostor('x.impostor.json', { loader });
+  const c = new VatCrowd(vat, 1000, { impostor, blendViews: true });
+  c.update(1, camera);
+  const quads = c.impostor;
+  if (quads) quads.setClip(0, 'Walk', { speed: 2 });
+  console.log(impostor.gpuBytes, impostor.sidecar.views.elevations[0], c.levels.length);
+}
+impostors;

@@ -1,0 +1,391 @@
+//! `vatbake impostor`: a finished bake drawn into an animated impostor, the crowd's
+//! last level of detail. Every clip is sampled at a fixed rate of clip time, every
+//! frame drawn from a ring (or rings) of directions around the unit by vat-preview's
+//! rasterizer ([`vat_preview::render_cell`]), and the cells packed into two 8-bit
+//! atlases (KTX 2.0 + Zstandard: base colour and coverage as `R8G8B8A8_SRGB`, normal
+//! and depth as `R8G8B8A8_UNORM`) with a sidecar `<name>.impostor.json` that says where
+//! each frame and view is ([`vat_description::impostor::Impostor`]).
+//!
+//! The poses are the shipped texture's, decoded as a player decodes them; the colour is
+//! the rest mesh's material (base colour factor × texture through uv0). Cells are drawn
+//! in parallel and placed in a fixed order: the same bytes at any thread count.
+//!
+//! ```no_run
+//! use vatbake::impostor::{impostor, ImpostorSettings};
+//! let report = impostor(&ImpostorSettings::new("out/Fox.vat.json"))?;
+//! println!("{} cells into {} × {} texels", report.cells, report.size[0], report.size[1]);
+//! # Ok::<(), vatbake::Error>(())
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use glam::Vec3;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use vat_description::impostor::{
+    impostor_file, Impostor, ImpostorClip, Views, IMPOSTOR_FORMAT, IMPOSTOR_FORMAT_VERSION,
+};
+use vat_description::ExportFile;
+
+use crate::error::Error;
+use crate::shipped::{read, Shipped};
+use crate::staging::Staged;
+
+/// Frames per second of clip time when none is given: see docs/IMPOSTORS.md for the measurement.
+pub const DEFAULT_FPS: f32 = 10.0;
+/// Texels per side of a cell when none is given.
+pub const DEFAULT_CELL: u32 = 64;
+/// Directions around the unit per ring when none is given.
+pub const DEFAULT_AZIMUTHS: u32 = 8;
+/// The rings' elevations (degrees) when none are given.
+pub const DEFAULT_ELEVATIONS: [f32; 1] = [0.0];
+/// The widest and tallest atlas written: 4096 texels, what every WebGL 2 device samples.
+pub const MAX_ATLAS_SIDE: u32 = 4096;
+
+/// How to draw an impostor: `vatbake impostor`'s flags and a roster's `impostor` table
+/// (docs/ROSTER.md), declared once here. Each field's comment is its `--help` text.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ImpostorOptions {
+    /// Directions around the unit on each ring (8 or 16 are usual).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_AZIMUTHS, value_name = "N"))]
+    pub views: u32,
+    /// The rings' elevations above the ground in degrees, lowest first (comma-separated; e.g. 45 for a strategy camera's pitch).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_delimiter = ',', default_value = "0", value_name = "DEGREES", allow_negative_numbers = true)
+    )]
+    pub elevations: Vec<f32>,
+    /// Frames per second of clip time (a player interpolates between them).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_FPS, value_name = "N"))]
+    pub fps: f32,
+    /// Texels per side of one cell (one frame from one view).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_CELL, value_name = "PX"))]
+    pub cell: u32,
+}
+
+impl Default for ImpostorOptions {
+    /// 8 azimuths on one level ring, 10 frames per second, 64-texel cells.
+    fn default() -> Self {
+        ImpostorOptions {
+            views: DEFAULT_AZIMUTHS,
+            elevations: DEFAULT_ELEVATIONS.to_vec(),
+            fps: DEFAULT_FPS,
+            cell: DEFAULT_CELL,
+        }
+    }
+}
+
+impl ImpostorOptions {
+    /// A usage error naming the first setting out of range.
+    pub fn check(&self) -> Result<(), Error> {
+        let bad = |what: String| Err(Error::usage(what));
+        if !(1..=64).contains(&self.views) {
+            return bad(format!("--views {}: give 1 to 64 directions around the unit (8 or 16 are usual)", self.views));
+        }
+        if self.elevations.is_empty() || self.elevations.len() > 8 {
+            return bad("--elevations: give 1 to 8 ring elevations in degrees, like 0 or 0,30,60".to_string());
+        }
+        if let Some(e) = self.elevations.iter().find(|e| !(-90.0..=90.0).contains(*e)) {
+            return bad(format!("--elevations {e}: an elevation is −90 to 90 degrees"));
+        }
+        if self.elevations.windows(2).any(|w| w[0] >= w[1]) {
+            return bad("--elevations: list the rings once each, lowest first, like 0,30,60".to_string());
+        }
+        if !(0.5..=60.0).contains(&self.fps) {
+            return bad(format!("--fps {}: give 0.5 to 60 frames per second of clip time", self.fps));
+        }
+        if !(8..=512).contains(&self.cell) {
+            return bad(format!("--cell {}: give 8 to 512 texels per side of a cell", self.cell));
+        }
+        Ok(())
+    }
+}
+
+/// What to draw and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImpostorSettings {
+    /// The description (`*.vat.json`) of a vertex bake.
+    pub description: PathBuf,
+    /// The folder to write into; `None`: the description's own.
+    pub out: Option<PathBuf>,
+    /// How to draw it.
+    pub options: ImpostorOptions,
+}
+
+impl ImpostorSettings {
+    /// The defaults ([`ImpostorOptions::default`]), written beside the description.
+    pub fn new(description: impl Into<PathBuf>) -> Self {
+        ImpostorSettings { description: description.into(), out: None, options: ImpostorOptions::default() }
+    }
+}
+
+/// What `vatbake impostor` wrote, as `--json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpostorReport {
+    /// The description drawn.
+    pub description: PathBuf,
+    /// Files written: the sidecar, the colour atlas, the normal atlas.
+    pub files: Vec<PathBuf>,
+    /// Clips drawn.
+    pub clips: usize,
+    /// Frames over all clips.
+    pub frames: u32,
+    /// Views per frame (azimuths × rings).
+    pub views: u32,
+    /// Cells drawn (frames × views).
+    pub cells: u32,
+    /// Width and height of each atlas, in texels.
+    pub size: [u32; 2],
+    /// Bytes both atlases take on a GPU, uncompressed (width × height × 4 each): per unit type.
+    pub gpu_bytes: u64,
+    /// Bytes of both atlas files.
+    pub file_bytes: u64,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+/// One frame to draw: a clip's pose at one time, decoded.
+struct Pose {
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+}
+
+/// Draws the impostor `settings` asks for and writes its three files, all or nothing.
+pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
+    let started = Instant::now();
+    let options = &settings.options;
+    options.check()?;
+    let path = &settings.description;
+    let files = crate::shipped::ShippedFiles::read(path)?;
+    if files.description.bones.is_some() {
+        return Err(Error::usage(format!(
+            "{}: a bone bake (--mode bones): its texture holds joint matrices, not points; bake the unit with \
+             --mode vertices to make its impostor",
+            path.display()
+        )));
+    }
+    let folder = files.folder().to_path_buf();
+    let mesh_bytes =
+        read::read_regular(&files.mesh, Some(&folder), read::REST_MESH_MAX_BYTES, "bytes a rest mesh may have")
+            .map_err(|e| Error::input(format!("{e}; give the .rest.glb file a bake wrote")))?;
+    let description_bytes = read::read_regular(path, None, read::DESCRIPTION_MAX_BYTES, "bytes a description may have")
+        .map_err(Error::input)?;
+    let mesh_file = files.mesh.clone();
+    let shipped = Shipped::from_files(files).map_err(Error::input)?;
+    let rest = crate::shipped::rest_mesh_from_bytes(&mesh_bytes)
+        .map_err(|why| Error::usage(format!("{}: not a vatbake rest mesh ({why})", mesh_file.display())))?;
+    let (materials, textures) = crate::shipped::materials::base_colours(&mesh_bytes).map_err(|why| {
+        Error::input(format!(
+            "{}: cannot read its base colour ({why}); re-bake the unit from a source whose textures are PNG or JPEG",
+            mesh_file.display()
+        ))
+    })?;
+    if materials.iter().any(|m| m.texture.is_some()) && rest.uv0.len() != rest.positions.len() {
+        return Err(Error::input(format!(
+            "{}: a material is textured but the mesh has no TEXCOORD_0 to sample it through; re-bake the unit",
+            mesh_file.display()
+        )));
+    }
+    if let Some(m) = rest.triangle_materials.iter().flatten().find(|&&m| m as usize >= materials.len()) {
+        return Err(Error::input(format!(
+            "{}: a primitive names material {m}, and the file has {}; re-bake the unit",
+            mesh_file.display(),
+            materials.len()
+        )));
+    }
+    let points = shipped.points();
+    // The vertices no triangle uses (the bounds corners) may read any column: as preview does.
+    let columns: Vec<usize> = rest.columns.iter().map(|&c| c as usize).collect();
+    for triangle in &rest.triangles {
+        if let Some(&v) = triangle.iter().find(|&&v| columns.get(v as usize).is_none_or(|&c| c >= points)) {
+            return Err(Error::input(format!(
+                "{}: a triangle's vertex {v} reads a column past the texture's {points} points; re-bake the unit \
+                 so the rest mesh and texture match",
+                mesh_file.display()
+            )));
+        }
+    }
+
+    let description = &shipped.description;
+    let views_per_frame = options.views * options.elevations.len() as u32;
+    // Every clip's frames at `fps`: a looping clip's last frame is followed by its first.
+    let mut clips = Vec::with_capacity(description.clips.len());
+    let mut first_frame = 0u32;
+    for clip in &description.clips {
+        let steps = (clip.duration * options.fps).round().max(1.0) as u32;
+        let frames = if clip.looping || clip.rows <= 1 { steps } else { steps + 1 };
+        clips.push(ImpostorClip {
+            name: clip.name.clone(),
+            first_frame,
+            frames,
+            duration: clip.duration,
+            looping: clip.looping,
+        });
+        first_frame += frames;
+    }
+    let total_frames = first_frame;
+    let cells = u64::from(total_frames) * u64::from(views_per_frame);
+    let per_row = u64::from(MAX_ATLAS_SIDE / options.cell);
+    let columns_n = (cells as f64).sqrt().ceil().max(1.0) as u64;
+    let columns_n = columns_n.min(per_row);
+    let rows_n = cells.div_ceil(columns_n);
+    if rows_n > per_row {
+        return Err(Error::usage(format!(
+            "{}: {} frames × {views_per_frame} views of {} texels make {cells} cells, more than a {MAX_ATLAS_SIDE} × \
+             {MAX_ATLAS_SIDE} atlas holds ({}); lower --fps, --cell, --views or --elevations",
+            path.display(),
+            total_frames,
+            options.cell,
+            per_row * per_row
+        )));
+    }
+    let (width, height) = ((columns_n as u32) * options.cell, (rows_n as u32) * options.cell);
+
+    // One cell frames the bounds over every row from any direction: the sphere around
+    // the recorded box.
+    let center = Vec3::from(description.positions.center);
+    let half = Vec3::from(description.positions.half_extent);
+    let size = (2.0 * half.length()).max(1e-6);
+
+    // Decode every frame's pose (in clip order), then draw every cell in parallel.
+    let mut scratch =
+        (vec![Vec3::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points]);
+    let mut poses = Vec::with_capacity(total_frames as usize);
+    for (entry, clip) in description.clips.iter().zip(&clips) {
+        for f in 0..clip.frames {
+            let intervals = if clip.looping { clip.frames } else { (clip.frames - 1).max(1) };
+            let time = f as f32 * clip.duration / intervals as f32;
+            poses.push(pose(&shipped, entry, time, &columns, &mut scratch));
+        }
+    }
+    let surface = vat_preview::Surface {
+        triangles: &rest.triangles,
+        material_of: &rest.triangle_materials,
+        uv0: &rest.uv0,
+        materials: &materials,
+        textures: &textures,
+    };
+    let cameras: Vec<vat_preview::CellCamera> = options
+        .elevations
+        .iter()
+        .flat_map(|&e| {
+            (0..options.views).map(move |a| vat_preview::CellCamera {
+                azimuth: (a as f32 / options.views as f32) * std::f32::consts::TAU,
+                elevation: e.to_radians(),
+                pivot: center.to_array(),
+                size,
+            })
+        })
+        .collect();
+    let drawn: Vec<vat_preview::ImpostorCell> = (0..cells as usize)
+        .into_par_iter()
+        .map(|c| {
+            let pose = &poses[c / views_per_frame as usize];
+            let frame = vat_preview::Frame { positions: &pose.positions, normals: &pose.normals };
+            vat_preview::render_cell(&surface, frame, &cameras[c % views_per_frame as usize], options.cell)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| Error::input(format!("{}: cannot draw it: {e}", path.display())))?;
+
+    let (mut colour, mut normal) = (vec![0u8; (width * height * 4) as usize], vec![0u8; (width * height * 4) as usize]);
+    let side = options.cell as usize;
+    for (c, cell) in drawn.iter().enumerate() {
+        let (cx, cy) = (c % columns_n as usize * side, c / columns_n as usize * side);
+        for y in 0..side {
+            let at = ((cy + y) * width as usize + cx) * 4;
+            colour[at..at + side * 4].copy_from_slice(&cell.colour[y * side * 4..(y + 1) * side * 4]);
+            normal[at..at + side * 4].copy_from_slice(&cell.normal[y * side * 4..(y + 1) * side * 4]);
+        }
+    }
+    let ktx2 = vat_ktx2::Ktx2Options { writer: crate::GENERATOR.to_string(), ..Default::default() };
+    let encode = |texels: Vec<u8>, srgb: bool| {
+        vat_ktx2::encode_ktx2_rgba8(&vat_ktx2::Rgba8Image { width, height, srgb, texels }, &ktx2)
+            .map_err(|e| Error::output(format!("{}: cannot encode the atlas: {e}", path.display())))
+    };
+    let colour_bytes = encode(colour, true)?;
+    let normal_bytes = encode(normal, false)?;
+
+    let description_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+    let stem = description_name.strip_suffix(".vat.json").unwrap_or(&description_name).to_string();
+    let (colour_name, normal_name) = (format!("{stem}.impostor.color.ktx2"), format!("{stem}.impostor.normal.ktx2"));
+    let out = settings.out.clone().unwrap_or(folder);
+    // The description as the sidecar names it: relative to the folder written into.
+    let description_ref = if out == path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")) {
+        description_name.clone()
+    } else {
+        std::path::absolute(path).unwrap_or(path.clone()).display().to_string()
+    };
+    let record = Impostor {
+        format: IMPOSTOR_FORMAT.to_string(),
+        format_version: IMPOSTOR_FORMAT_VERSION,
+        description: ExportFile { file: description_ref, ..ExportFile::of("", &description_bytes) },
+        cell: options.cell,
+        columns: columns_n as u32,
+        width,
+        height,
+        views: Views { azimuths: options.views, elevations: options.elevations.clone() },
+        pivot: center.to_array(),
+        size,
+        fps: options.fps,
+        frames: total_frames,
+        clips,
+        colour: ExportFile::of(&colour_name, &colour_bytes),
+        normal: ExportFile::of(&normal_name, &normal_bytes),
+    };
+    let mut json = serde_json::to_vec_pretty(&record).map_err(|e| Error::output(e.to_string()))?;
+    json.push(b'\n');
+    std::fs::create_dir_all(&out).map_err(|e| Error::output(format!("{}: cannot create it: {e}", out.display())))?;
+    let mut staged = Staged::new(&out);
+    staged.write(&impostor_file(&stem), &json).map_err(written)?;
+    staged.write(&colour_name, &colour_bytes).map_err(written)?;
+    staged.write(&normal_name, &normal_bytes).map_err(written)?;
+    let files = staged.commit().map_err(written)?;
+    Ok(ImpostorReport {
+        description: path.clone(),
+        files,
+        clips: record.clips.len(),
+        frames: total_frames,
+        views: views_per_frame,
+        cells: cells as u32,
+        size: [width, height],
+        gpu_bytes: 2 * u64::from(width) * u64::from(height) * 4,
+        file_bytes: (colour_bytes.len() + normal_bytes.len()) as u64,
+        elapsed_ms: crate::pipeline::ms(started),
+    })
+}
+
+/// The pose of `clip` at `time` seconds, per rest-mesh vertex: the two rows around it
+/// decoded and blended linearly (normals renormalized), as a player interpolates.
+fn pose(
+    shipped: &Shipped,
+    clip: &vat_description::ClipEntry,
+    time: f32,
+    columns: &[usize],
+    scratch: &mut (Vec<Vec3>, Vec<Vec3>, Vec<Vec3>, Vec<Vec3>),
+) -> Pose {
+    let last = clip.rows.saturating_sub(1) as f32;
+    let at = (time * clip.rate).clamp(0.0, last);
+    let (below, t) = (at.floor(), at - at.floor());
+    let (row_a, row_b) =
+        (clip.row as usize + below as usize, clip.row as usize + (below as usize + 1).min(last as usize));
+    let (pa, na, pb, nb) = scratch;
+    shipped.decode_columns(row_a, pa, na);
+    shipped.decode_columns(row_b, pb, nb);
+    let column = |c: usize| if c < pa.len() { c } else { 0 };
+    let positions = columns.iter().map(|&c| pa[column(c)].lerp(pb[column(c)], t).to_array()).collect();
+    let normals = columns
+        .iter()
+        .map(|&c| {
+            let n = na[column(c)].lerp(nb[column(c)], t);
+            n.try_normalize().unwrap_or(n).to_array()
+        })
+        .collect();
+    Pose { positions, normals }
+}
+
+fn written(e: anyhow::Error) -> Error {
+    Error::output(format!("{e:#}"))
+}
