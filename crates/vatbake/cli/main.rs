@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    wasi_working_folder();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -44,6 +45,16 @@ fn main() -> ExitCode {
             }
             ExitCode::from(code)
         }
+    }
+}
+
+/// In WebAssembly (the npm package, runtimes/cli) the host's working folder comes in
+/// `VATBAKE_WASI_CWD`, the module seeing the host's files from `/`: relative paths then
+/// name what they name to a native binary started there.
+fn wasi_working_folder() {
+    #[cfg(target_family = "wasm")]
+    if let Some(folder) = std::env::var_os("VATBAKE_WASI_CWD") {
+        let _ = std::env::set_current_dir(folder);
     }
 }
 
@@ -217,6 +228,10 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
     if threads == 0 {
         return Err(vatbake::Error::usage("--threads 0: give at least one thread").into());
     }
+    // WebAssembly has one thread, whatever the count: the bytes are the same for any.
+    if cfg!(target_family = "wasm") {
+        return Ok(());
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global()
@@ -224,10 +239,25 @@ fn use_threads(threads: usize) -> anyhow::Result<()> {
 }
 
 /// One line on a terminal; with `-v`, the whole story.
+/// Where `bake --dry-run` bakes: a folder in the system's temporary folder. In
+/// WebAssembly, which has neither a temporary folder nor a process id, `TMPDIR` (the
+/// npm package passes Node's) and a random name.
+fn dry_run_folder() -> std::path::PathBuf {
+    #[cfg(not(target_family = "wasm"))]
+    return std::env::temp_dir().join(format!(".vatbake-dry-run-{}", std::process::id()));
+    #[cfg(target_family = "wasm")]
+    {
+        let base =
+            std::env::var_os("TMPDIR").map_or_else(|| std::path::PathBuf::from("/tmp"), std::path::PathBuf::from);
+        let made = tempfile::Builder::new().prefix(".vatbake-dry-run-").tempdir_in(&base);
+        made.map_or_else(|_| base.join(".vatbake-dry-run"), tempfile::TempDir::keep)
+    }
+}
+
 /// `bake --dry-run`: the bake into a scratch folder that is removed after, its report
 /// naming the files it would have written in the real output folder.
 fn dry_bake(settings: &vatbake::BakeSettings, watch: &dyn bake::Watch) -> anyhow::Result<bake::BakeReport> {
-    let scratch = std::env::temp_dir().join(format!(".vatbake-dry-run-{}", std::process::id()));
+    let scratch = dry_run_folder();
     let mut scratch_settings = settings.clone();
     scratch_settings.out_dir = scratch.clone();
     let result = vatbake::bake_watched(&scratch_settings, watch);

@@ -1,0 +1,89 @@
+// The WebAssembly command line against the native binary (VATBAKE_BIN, by default
+// target/debug/vatbake), on the bundled fixtures: the same exit codes; the same bytes
+// where they are the same today (IDENTICAL), and for the others a bake the native
+// `verify` accepts against its source (the skinned characters differ in the last bits
+// of their texels: see runtimes/cli/README.md); then the packed tarball run from a
+// clean folder with only Node (`npx ./vatbake-*.tgz`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pkg = path.resolve(here, '..');
+const root = path.resolve(pkg, '../..');
+const native = process.env.VATBAKE_BIN || path.join(root, 'target/debug/vatbake');
+const cli = path.join(pkg, 'bin/vatbake.js');
+
+const FIXTURES = {
+  'SimpleSkin/SimpleSkin.gltf': 'identical',
+  'RiggedSimple/rigged-simple.gltf': 'identical',
+  'AnimatedMorphCube/AnimatedMorphCube.gltf': 'identical',
+  'MorphStressTest/MorphStressTest.gltf': 'identical',
+  'Fox/Fox.glb': 'verified',
+  'Kenney-MiniCharacters/character-female-a.glb': 'verified',
+  'Kenney-PlatformerCharacter/character.glb': 'verified',
+};
+
+const sha = (file) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+const files = (dir) => fs.readdirSync(dir).sort();
+const run = (cmd, args, cwd) => spawnSync(cmd, args, { cwd, encoding: 'utf8' });
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vatbake-wasm-test-'));
+process.on('exit', () => fs.rmSync(scratch, { recursive: true, force: true }));
+
+for (const [fixture, expected] of Object.entries(FIXTURES)) {
+  test(`bake ${fixture}: ${expected}`, () => {
+    const source = path.join(root, 'fixtures', fixture);
+    const name = fixture.replace(/\W/g, '_');
+    const n = run(native, ['bake', source, '-o', `${name}.native`], scratch);
+    const w = run(process.execPath, [cli, 'bake', source, '-o', `${name}.wasm`], scratch);
+    assert.equal(n.status, 0, n.stderr);
+    assert.equal(w.status, 0, w.stderr);
+    const [nd, wd] = [path.join(scratch, `${name}.native`), path.join(scratch, `${name}.wasm`)];
+    assert.deepEqual(files(wd), files(nd));
+    if (expected === 'identical') {
+      for (const file of files(nd)) assert.equal(sha(path.join(wd, file)), sha(path.join(nd, file)), file);
+    } else {
+      const description = files(wd).find((f) => f.endsWith('.vat.json'));
+      const v = run(native, ['verify', path.join(wd, description), '--source', source], scratch);
+      assert.equal(v.status, 0, v.stdout + v.stderr);
+    }
+  });
+}
+
+test('exit codes of errors are the native ones', () => {
+  for (const args of [['bake', 'missing.glb', '-o', 'out'], ['bake', '--no-such-flag'], ['verify', 'missing.vat.json']]) {
+    const n = run(native, args, scratch);
+    const w = run(process.execPath, [cli, ...args], scratch);
+    assert.notEqual(n.status, 0, args.join(' '));
+    assert.equal(w.status, n.status, `${args.join(' ')}: ${w.stderr}`);
+  }
+});
+
+test('npm pack, then npx from a clean folder', () => {
+  const clean = fs.mkdtempSync(path.join(scratch, 'clean-'));
+  const packed = execFileSync('npm', ['pack', '--pack-destination', clean, '--silent'], { cwd: pkg, encoding: 'utf8' });
+  const tarball = `./${packed.trim().split('\n').pop()}`;
+  const size = fs.statSync(path.join(clean, tarball)).size;
+  assert.ok(size > 1e6, `the tarball holds the module (${size} bytes)`);
+  const source = path.join(root, 'fixtures/SimpleSkin/SimpleSkin.gltf');
+  const npx = (args) => run('npx', ['--yes', tarball, ...args], clean);
+  const ok = npx(['bake', source, '-o', 'out']);
+  assert.equal(ok.status, 0, ok.stderr);
+  // From a folder as deep: the description records the source's path from its folder.
+  const beside = fs.mkdtempSync(path.join(scratch, 'native-'));
+  const n = run(native, ['bake', source, '-o', 'out'], beside);
+  assert.equal(n.status, 0, n.stderr);
+  assert.deepEqual(files(path.join(clean, 'out')), files(path.join(beside, 'out')));
+  for (const file of files(path.join(clean, 'out'))) {
+    assert.equal(sha(path.join(clean, 'out', file)), sha(path.join(beside, 'out', file)), file);
+  }
+  const bad = npx(['bake', 'missing.glb', '-o', 'out2']);
+  assert.equal(bad.status, 3, bad.stderr);
+  assert.match(bad.stderr, /missing\.glb: cannot read the model/);
+});
