@@ -15,6 +15,9 @@ export AR_wasm32_wasip1=llvm-ar
 # The wrapper's text is part of zstd-sys's build: a change to it rebuilds that crate.
 export CFLAGS_wasm32_wasip1="-DVATBAKE_WASM_CC=$(sha256sum "$here/wasm/cc.sh" "$here/wasm/include/pthread.h" | sha256sum | cut -c1-16)"
 cd "$root"
+# WebAssembly SIMD: glam then computes as it does with SSE2 natively (its scalar code
+# adds in another order, and the texels differed in their last bits).
+export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C target-feature=+simd128"
 cargo build -p vatbake --bin vatbake --target wasm32-wasip1 --release --locked
 cp target/wasm32-wasip1/release/vatbake.wasm "$here/vatbake.wasm"
 ls -l "$here/vatbake.wasm"

@@ -10,10 +10,11 @@ const path = require('node:path');
 
 const WASM = path.join(__dirname, '..', 'vatbake.wasm');
 let compiled;
+const running = new Set();
 
-function loadWasi() {
-  // Node prints an ExperimentalWarning when WASI is first used: the output of a
-  // command is the command's own, so that one warning is not shown.
+/** Runs `make` with Node's ExperimentalWarning about WASI not shown: the output of a
+ * command is the command's own. Other warnings pass. */
+function quietly(make) {
   const emitWarning = process.emitWarning;
   process.emitWarning = (warning, ...rest) => {
     const text = typeof warning === 'string' ? warning : warning && warning.message;
@@ -21,7 +22,7 @@ function loadWasi() {
     emitWarning.call(process, warning, ...rest);
   };
   try {
-    return require('node:wasi').WASI;
+    return make();
   } finally {
     process.emitWarning = emitWarning;
   }
@@ -39,31 +40,31 @@ function module_() {
  * and `options.stderr` are file descriptors (the process's by default).
  */
 function run(args, options = {}) {
-  const WASI = loadWasi();
+  const { WASI } = quietly(() => require('node:wasi'));
   const cwd = path.resolve(options.cwd || process.cwd());
-  const wasi = new WASI({
-    version: 'preview1',
-    args: ['vatbake', ...args],
-    env: { ...environment(), VATBAKE_WASI_CWD: cwd, TMPDIR: os.tmpdir() },
-    preopens: { '/': '/' },
-    stdin: options.stdin ?? 0,
-    stdout: options.stdout ?? 1,
-    stderr: options.stderr ?? 2,
-    returnOnExit: true,
-  });
-  const emitWarning = process.emitWarning;
-  process.emitWarning = (warning, ...rest) => {
-    const text = typeof warning === 'string' ? warning : warning && warning.message;
-    if (/WASI/.test(String(text))) return;
-    emitWarning.call(process, warning, ...rest);
-  };
-  let instance;
+  const wasi = quietly(
+    () =>
+      new WASI({
+        version: 'preview1',
+        args: ['vatbake', ...args],
+        env: { ...environment(), VATBAKE_WASI_CWD: cwd, TMPDIR: os.tmpdir() },
+        preopens: { '/': '/' },
+        stdin: options.stdin ?? 0,
+        stdout: options.stdout ?? 1,
+        stderr: options.stderr ?? 2,
+        returnOnExit: true,
+      }),
+  );
+  const instance = new WebAssembly.Instance(module_(), wasi.getImportObject());
+  // The WASI object is held while the module runs: Node 20 lets the garbage collector
+  // take it once start() is entered (its calls still in use), and aborted the process
+  // under memory pressure (a level 19 bake of a large model).
+  running.add(wasi);
   try {
-    instance = new WebAssembly.Instance(module_(), wasi.getImportObject());
+    return wasi.start(instance);
   } finally {
-    process.emitWarning = emitWarning;
+    running.delete(wasi);
   }
-  return wasi.start(instance);
 }
 
 /** The variables vatbake reads (NO_COLOR, VATBAKE_*, RUST_BACKTRACE), passed on. */

@@ -27,4 +27,7 @@ for arg do
   esac
   set -- "$@" "$arg"
 done
-exec "${VATBAKE_WASM_CLANG:-clang}" --target=wasm32-wasi -isystem "$here/include" "$@" $pool
+# WebAssembly SIMD, as the Rust code is built (build.sh): meshoptimizer's decoding
+# filters then take their SIMD path, whose results are those of its SSE path natively
+# (the scalar path rounds otherwise).
+exec "${VATBAKE_WASM_CLANG:-clang}" --target=wasm32-wasi -msimd128 -isystem "$here/include" "$@" $pool
