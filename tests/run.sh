@@ -26,6 +26,13 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then missing+=(chro
 command -v godot3 >/dev/null || missing+=(godot3)
 command -v Xvfb >/dev/null || missing+=(xvfb)
 dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || missing+=(libgl1-mesa-dri)
+# The npm package's WebAssembly build (runtimes/cli), only with VATBAKE_WASM=1: clang
+# and llvm-ar for zstd and meshoptimizer, Debian's wasi-libc for their C headers.
+if [ -n "${VATBAKE_WASM:-}" ]; then
+  command -v clang >/dev/null || missing+=(clang)
+  command -v llvm-ar >/dev/null || missing+=(llvm)
+  [ -d /usr/include/wasm32-wasi ] || missing+=(wasi-libc)
+fi
 setup_log=$(mktemp)
 setup() {
   if [ ${#missing[@]} -gt 0 ]; then
@@ -123,3 +130,14 @@ npm test --prefix runtimes/three
 # Godot 3): about two minutes (113 s in CI).
 stage node-browser
 npm test --prefix tests/browser
+
+# The npm package (runtimes/cli): the command line built for wasm32-wasip1, then its
+# tests against the binary above (every fixture byte for byte, the API, npm pack and
+# npx from a clean folder). Not in the default run: a cold wasm build of every crate is
+# minutes (docs/PERFORMANCE.md, "WebAssembly"), past CI's budget; VATBAKE_WASM=1 runs it.
+if [ -n "${VATBAKE_WASM:-}" ]; then
+  stage wasm-build
+  runtimes/cli/build.sh
+  stage node-wasm
+  npm test --prefix runtimes/cli
+fi
