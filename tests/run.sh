@@ -133,7 +133,7 @@ npm test --prefix tests/browser
 
 # The npm package (runtimes/cli): the command line built for wasm32-wasip1, then its
 # tests against the binary above (every fixture byte for byte, the API, npm pack and
-# npx from a clean folder, the Vite plugin example). Not in the default run: a cold wasm build of every crate is
+# npx from a clean folder, the Vite plugin example, the page in Chromium). Not in the default run: a cold wasm build of every crate is
 # minutes (docs/PERFORMANCE.md, "WebAssembly"), past CI's budget; VATBAKE_WASM=1 runs it.
 if [ -n "${VATBAKE_WASM:-}" ]; then
   stage wasm-build
@@ -143,4 +143,6 @@ if [ -n "${VATBAKE_WASM:-}" ]; then
   # The Vite plugin example: `vite build` bakes an import marked ?vat (vite from npm).
   npm ci --prefix runtimes/cli/example/vite --no-audit --no-fund --loglevel=error
   npm test --prefix runtimes/cli/example/vite
+  # The page (runtimes/cli/web): a bake in a Worker in headless Chromium.
+  node --test runtimes/cli/web/page.test.mjs
 fi
