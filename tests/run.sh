@@ -26,6 +26,13 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then missing+=(chro
 command -v godot3 >/dev/null || missing+=(godot3)
 command -v Xvfb >/dev/null || missing+=(xvfb)
 dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || missing+=(libgl1-mesa-dri)
+# The npm package's WebAssembly build (runtimes/cli), only with VATBAKE_WASM=1: clang
+# and llvm-ar for zstd and meshoptimizer, Debian's wasi-libc for their C headers.
+if [ -n "${VATBAKE_WASM:-}" ]; then
+  command -v clang >/dev/null || missing+=(clang)
+  command -v llvm-ar >/dev/null || missing+=(llvm)
+  [ -d /usr/include/wasm32-wasi ] || missing+=(wasi-libc)
+fi
 setup_log=$(mktemp)
 setup() {
   if [ ${#missing[@]} -gt 0 ]; then
@@ -61,6 +68,9 @@ finish() {
   local i
   for i in "${!stage_names[@]}"; do printf '  %-18s %5d\n' "${stage_names[$i]}" "${stage_secs[$i]}"; done
   printf '  %-18s %5d%s\n' total $((SECONDS - run_start)) "$([ $status -eq 0 ] || echo "  (failed, exit $status)")"
+  if [ -z "${VATBAKE_WASM:-}" ]; then
+    echo "tests/run.sh: skipped: wasm-build and node-wasm (the npm package, runtimes/cli); VATBAKE_WASM=1 runs them"
+  fi
 }
 trap finish EXIT
 
@@ -113,3 +123,19 @@ npm test --prefix runtimes/three
 # Godot 3): about two minutes (113 s in CI).
 stage node-browser
 npm test --prefix tests/browser
+
+# The npm package (runtimes/cli): the command line built for wasm32-wasip1, then its
+# tests against the binary above (every fixture byte for byte, the API, npm pack and
+# npx from a clean folder, the Vite plugin example, the page in Chromium). Not in the default run: a cold wasm build of every crate is
+# minutes (docs/PERFORMANCE.md, "WebAssembly"), past CI's budget; VATBAKE_WASM=1 runs it.
+if [ -n "${VATBAKE_WASM:-}" ]; then
+  stage wasm-build
+  runtimes/cli/build.sh
+  stage node-wasm
+  npm test --prefix runtimes/cli
+  # The Vite plugin example: `vite build` bakes an import marked ?vat (vite from npm).
+  npm ci --prefix runtimes/cli/example/vite --no-audit --no-fund --loglevel=error
+  npm test --prefix runtimes/cli/example/vite
+  # The page (runtimes/cli/web): a bake in a Worker in headless Chromium.
+  node --test runtimes/cli/web/page.test.mjs
+fi

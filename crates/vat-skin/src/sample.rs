@@ -144,7 +144,8 @@ fn sample_channel_into(channel: &Channel, time: f32, value: &mut Vec<f32>) {
 /// Spherical interpolation on the shorter arc, normalised.
 ///
 /// Written out rather than `Quat::slerp` because glam's uses approximate acos/sin;
-/// the weights are computed in f64 so nearly equal keys stay accurate.
+/// the weights are computed in f64 so nearly equal keys stay accurate, with `libm`'s
+/// functions: the same bits natively and in WebAssembly (std's are the C library's).
 fn slerp_shortest(from: Quat, to: Quat, s: f32) -> Quat {
     let (from, mut to) = (Vec4::from(from), Vec4::from(to));
     let mut cos_angle = f64::from(from.dot(to));
@@ -152,14 +153,14 @@ fn slerp_shortest(from: Quat, to: Quat, s: f32) -> Quat {
         to = -to;
         cos_angle = -cos_angle;
     }
-    let angle = cos_angle.min(1.0).acos();
-    let sin_angle = angle.sin();
+    let angle = libm::acos(cos_angle.min(1.0));
+    let sin_angle = libm::sin(angle);
     let s = f64::from(s);
     let (from_weight, to_weight) = if sin_angle < 1e-6 {
         // The keys (nearly) coincide: a straight line is the arc.
         (1.0 - s, s)
     } else {
-        (((1.0 - s) * angle).sin() / sin_angle, (s * angle).sin() / sin_angle)
+        (libm::sin((1.0 - s) * angle) / sin_angle, libm::sin(s * angle) / sin_angle)
     };
     normalized_rotation(from * from_weight as f32 + to * to_weight as f32)
 }

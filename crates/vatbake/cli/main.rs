@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    wasi_working_folder();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -46,6 +47,16 @@ fn main() -> ExitCode {
             }
             ExitCode::from(code)
         }
+    }
+}
+
+/// In WebAssembly (the npm package, runtimes/cli) the host's working folder comes in
+/// `VATBAKE_WASI_CWD`, the module seeing the host's files from `/`: relative paths then
+/// name what they name to a native binary started there.
+fn wasi_working_folder() {
+    #[cfg(target_family = "wasm")]
+    if let Some(folder) = std::env::var_os("VATBAKE_WASI_CWD") {
+        let _ = std::env::set_current_dir(folder);
     }
 }
 
@@ -221,6 +232,10 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
 fn use_threads(threads: usize) -> anyhow::Result<()> {
     if threads == 0 {
         return Err(vatbake::Error::usage("--threads 0: give at least one thread").into());
+    }
+    // WebAssembly has one thread, whatever the count: the bytes are the same for any.
+    if cfg!(target_family = "wasm") {
+        return Ok(());
     }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

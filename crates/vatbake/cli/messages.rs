@@ -46,8 +46,10 @@ pub fn json_error(code: u8, kind: vatbake::ErrorKind, message: &str, file: Optio
 
 /// On Ctrl-C (SIGINT), SIGTERM or SIGHUP: remove every temporary file still being
 /// written, then exit with 130. Without it an interrupted bake would leave its
-/// hidden `.NAME.PID.tmp` files in the output folder.
+/// hidden `.NAME.PID.tmp` files in the output folder. WebAssembly (the npm package's
+/// module, runtimes/cli) has no signals: the host that runs it ends it.
 pub fn clean_up_on_interrupt() {
+    #[cfg(not(target_family = "wasm"))]
     // Fails only when a handler is already set (a second call): nothing to do then.
     let _ = ctrlc::set_handler(|| {
         vatbake::staging::remove_unfinished();

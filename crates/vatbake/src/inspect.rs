@@ -131,7 +131,7 @@ fn gltf_json(data: &[u8]) -> Option<serde_json::Value> {
 
 /// A bake of `path` with no flags into a scratch folder, removed after.
 fn default_bake(path: &Path) -> Result<DefaultBake, Error> {
-    let settings = crate::BakeOptions::default().settings(path.to_path_buf(), std::env::temp_dir())?;
+    let settings = crate::BakeOptions::default().settings(path.to_path_buf(), crate::host::temp_dir())?;
     let report = crate::bake::bake_dry(&settings, &crate::Unwatched)?;
     Ok(DefaultBake {
         points: report.points,

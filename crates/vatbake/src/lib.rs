@@ -32,6 +32,7 @@ pub mod delta;
 pub mod error;
 mod features;
 mod findings;
+mod host;
 pub mod impostor;
 pub mod inspect;
 mod pipeline;
@@ -43,6 +44,8 @@ pub mod shipped;
 pub mod slots;
 pub mod staging;
 pub mod verify;
+#[cfg(target_family = "wasm")]
+mod wasm;
 
 /// The description file's types, schema, file names and hash rule: the
 /// `vat-description` crate, under the name the pipeline has always used.

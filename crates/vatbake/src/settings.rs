@@ -571,7 +571,7 @@ pub struct BakeOptions {
 /// True when `out_dir` is the folder `input` is in (compared after resolving both, when they exist).
 fn same_folder(input: &std::path::Path, out_dir: &std::path::Path) -> bool {
     let folder = input.parent().map(|p| if p.as_os_str().is_empty() { std::path::Path::new(".") } else { p });
-    let resolve = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let resolve = |p: &std::path::Path| crate::host::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     folder.is_some_and(|f| resolve(f) == resolve(out_dir))
 }
 

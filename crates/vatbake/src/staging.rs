@@ -76,7 +76,7 @@ const RANDOM_CHARS: usize = 10;
 /// file the user creates (0666 less the umask), as before temporary files had random
 /// names; the file is kept (not removed when the handle is dropped).
 fn create_temp(dir: &Path, name: &str) -> std::io::Result<(fs::File, PathBuf)> {
-    let prefix = format!(".{name}.{}.", std::process::id());
+    let prefix = format!(".{name}.{}.", crate::host::process_id());
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp").rand_bytes(RANDOM_CHARS);
     #[cfg(unix)]
@@ -111,10 +111,10 @@ fn writer_of(file_name: &str) -> Option<u32> {
 }
 
 /// Whether process `pid` is known to be gone: only where the system lists its
-/// processes (`/proc`); elsewhere nothing is known, and nothing is removed.
+/// processes (`/proc`), and not from WebAssembly; elsewhere nothing is known, and nothing is removed.
 fn process_gone(pid: u32) -> bool {
     let proc = Path::new("/proc");
-    proc.join("self").exists() && !proc.join(pid.to_string()).exists()
+    crate::host::knows_processes() && proc.join("self").exists() && !proc.join(pid.to_string()).exists()
 }
 
 /// Removes the temporary files of our naming in `dir` whose writer process is gone
@@ -123,7 +123,7 @@ fn process_gone(pid: u32) -> bool {
 /// folder has none.
 pub fn remove_abandoned(dir: &Path) -> usize {
     let Ok(entries) = fs::read_dir(dir) else { return 0 };
-    let own = std::process::id();
+    let own = crate::host::process_id();
     entries
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))

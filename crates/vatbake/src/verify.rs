@@ -561,7 +561,7 @@ fn find_source(description: &Path, source: &description::Source) -> Result<PathB
 
 /// Whether two existing paths are one file (`out/../Fox.glb` and `Fox.glb`).
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
-    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+    a == b || matches!((crate::host::canonicalize(a), crate::host::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// The bake settings a description records, for a bake of `source` (nothing is written).

@@ -120,7 +120,7 @@ fn relative_path(folder: &std::path::Path, file: &std::path::Path) -> Option<Str
         let mut existing = absolute.as_path();
         let mut rest = Vec::new();
         loop {
-            if let Ok(real) = existing.canonicalize() {
+            if let Ok(real) = crate::host::canonicalize(existing) {
                 return Some(rest.iter().rev().fold(real, |at, part| at.join(part)));
             }
             rest.push(existing.file_name()?.to_owned());
