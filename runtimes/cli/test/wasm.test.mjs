@@ -88,6 +88,21 @@ test('30 bakes, 3 at a time, all end with exit 0', async () => {
   assert.deepEqual(ends, Array(30).fill(0));
 });
 
+// The commands that bake into a scratch folder (TMPDIR in WebAssembly) and say what
+// they found: the same report as natively, timings masked, and nothing written.
+test('bake --dry-run and inspect of a source: the native report, nothing written', () => {
+  const source = path.join(root, 'fixtures/Fox/Fox.glb');
+  const masked = (text) => text.replace(/\d+ ms/g, 'N ms').replace(/stages \(ms\):.*/, 'stages (ms): …');
+  for (const args of [['bake', source, '-o', 'dry', '--dry-run', '-v'], ['inspect', source], ['inspect', source, '--json']]) {
+    const n = run(native, args, scratch);
+    const w = run(process.execPath, [cli, ...args], scratch);
+    assert.equal(n.status, 0, `${args.join(' ')}: ${n.stderr}`);
+    assert.equal(w.status, 0, `${args.join(' ')}: ${w.stderr}`);
+    assert.equal(masked(w.stdout), masked(n.stdout), args.join(' '));
+  }
+  assert.ok(!fs.existsSync(path.join(scratch, 'dry')), 'the dry run wrote its folder');
+});
+
 test('exit codes of errors are the native ones', () => {
   for (const args of [['bake', 'missing.glb', '-o', 'out'], ['bake', '--no-such-flag'], ['verify', 'missing.vat.json']]) {
     const n = run(native, args, scratch);

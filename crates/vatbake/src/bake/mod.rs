@@ -214,10 +214,10 @@ pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeRe
 /// and `inspect` of a source: the figures are a real bake's, and the report names the
 /// files the bake would have written in `settings.out_dir`, where nothing is written.
 /// The scratch folder is created exclusively under an unpredictable name in the
-/// system's temporary folder, so nothing planted there is written through.
+/// system's temporary folder (`TMPDIR` in WebAssembly), so nothing planted there is written through.
 pub fn bake_dry(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
-    let scratch = tempfile::Builder::new().prefix(".vatbake-dry-run-").tempdir().map_err(|e| {
-        let temp = std::env::temp_dir();
+    let temp = crate::host::temp_dir();
+    let scratch = tempfile::Builder::new().prefix(".vatbake-dry-run-").tempdir_in(&temp).map_err(|e| {
         Error::output(format!(
             "{}: cannot make a scratch folder for the dry run in it: {e}; set TMPDIR to a writable folder",
             temp.display()
