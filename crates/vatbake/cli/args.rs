@@ -9,6 +9,8 @@ use vatbake::{AuditSettings, Error};
 
 use vatbake::slots::Aliases;
 
+use crate::links::Links;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "vatbake",
@@ -257,9 +259,8 @@ pub struct InspectArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
-    #[arg(long)]
-    pub follow_links: bool,
+    #[command(flatten)]
+    pub links: Links,
 }
 
 #[derive(Args, Debug)]
@@ -272,9 +273,8 @@ pub struct VerifyArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
-    #[arg(long)]
-    pub follow_links: bool,
+    #[command(flatten)]
+    pub links: Links,
 }
 
 #[derive(Args, Debug)]
@@ -305,9 +305,8 @@ pub struct PreviewArgs {
     /// Print what was written as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
-    #[arg(long)]
-    pub follow_links: bool,
+    #[command(flatten)]
+    pub links: Links,
     /// Say what was written even when stdout is not a terminal (on a terminal it is said anyway).
     #[arg(short, long, conflicts_with = "json")]
     pub verbose: bool,
@@ -374,9 +373,8 @@ pub struct AuditArgs {
     /// The old spelling of --json (`--format json`), still read; --format means a bake's export elsewhere.
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", hide = true)]
     pub format: AuditFormat,
-    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
-    #[arg(long)]
-    pub follow_links: bool,
+    #[command(flatten)]
+    pub links: Links,
 }
 
 /// How the audit prints its findings.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::links::Links;
 use crate::messages::out;
 
 #[derive(Args, Debug)]
@@ -19,9 +20,8 @@ pub struct ImpostorArgs {
     /// Print what was written as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
-    #[arg(long)]
-    pub follow_links: bool,
+    #[command(flatten)]
+    pub links: Links,
     /// Say what was written even when stdout is not a terminal (on a terminal it is said anyway).
     #[arg(short, long, conflicts_with = "json")]
     pub verbose: bool,
@@ -29,7 +29,7 @@ pub struct ImpostorArgs {
 
 /// Runs `vatbake impostor`: exit 0 when the files are written.
 pub fn run(args: ImpostorArgs) -> anyhow::Result<u8> {
-    vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+    args.links.apply();
     let settings =
         vatbake::impostor::ImpostorSettings { description: args.description, out: args.out, options: args.options };
     let report = vatbake::impostor::impostor(&settings)?;

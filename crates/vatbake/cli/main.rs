@@ -6,6 +6,7 @@
 
 mod args;
 mod impostor;
+mod links;
 mod messages;
 mod pose;
 mod print;
@@ -176,11 +177,11 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(if failed.is_empty() { 0 } else { 1 })
         }
         args::Command::Audit(args) => {
-            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+            args.links.apply();
             print::audit(&audit::audit(&args.settings()?)?, args.output_format())
         }
         args::Command::Inspect(args) => {
-            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+            args.links.apply();
             let inspection = vatbake::inspect::inspect(&args.file)?;
             if args.json {
                 out!("{}", serde_json::to_string_pretty(&inspection)?);
@@ -190,7 +191,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(0)
         }
         args::Command::Verify(args) => {
-            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+            args.links.apply();
             let settings = vatbake::verify::VerifySettings { description: args.description, source: args.source };
             let report = vatbake::verify::verify(&settings)?;
             if args.json {
@@ -201,7 +202,7 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             Ok(if report.passed { 0 } else { messages::EXIT_FINDINGS })
         }
         args::Command::Preview(args) => {
-            vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+            args.links.apply();
             let (json, verbose) = (args.json, args.verbose);
             let report = vatbake::preview::preview(&args.into_settings())?;
             if json {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use vatbake::pose::{PoseOf, PoseReport, PoseSettings};
 
+use crate::links::Links;
 use crate::messages::{self, out};
 
 #[derive(Args, Debug)]
@@ -34,9 +35,8 @@ pub struct PoseArgs {
     /// Say what was written even when stdout is not a terminal (on a terminal it is said anyway).
     #[arg(short, long, conflicts_with = "json")]
     pub verbose: bool,
-    /// Read a bake's files through symbolic links that lead out of its folder (refused by default: a folder from elsewhere could make vatbake read any file).
-    #[arg(long)]
-    pub follow_links: bool,
+    #[command(flatten)]
+    pub links: Links,
 }
 
 impl PoseArgs {
@@ -61,7 +61,7 @@ impl PoseArgs {
 
 /// Runs `vatbake pose`: quiet on success unless on a terminal or `-v`, JSON with `--json`.
 pub fn run(args: PoseArgs) -> anyhow::Result<u8> {
-    vatbake::shipped::read::follow_links_out_of_folders(args.follow_links);
+    args.links.apply();
     let report = vatbake::pose::pose(&args.settings())?;
     if !args.quiet && !args.json {
         messages::warnings(report.warnings.iter().map(|w| (None, w)));
