@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::links::Links;
-use crate::messages::out;
+use crate::messages::{self, out};
 
 #[derive(Args, Debug)]
 pub struct ImpostorArgs {
@@ -44,11 +44,10 @@ pub fn run(args: ImpostorArgs) -> anyhow::Result<u8> {
 fn print(report: &vatbake::impostor::ImpostorReport) {
     let Some((sidecar, atlases)) = report.files.split_first() else { return };
     out!(
-        "drew {} → {}: {} clip{}, {} frames × {} views = {} cells, atlases {}×{} ({:.1} MiB on a GPU, {:.1} MiB of files)",
+        "drew {} → {}: {}, {} frames × {} views = {} cells, atlases {}×{} ({:.1} MiB on a GPU, {:.1} MiB of files)",
         report.description.display(),
         sidecar.display(),
-        report.clips,
-        if report.clips == 1 { "" } else { "s" },
+        messages::count(report.clips, "clip"),
         report.frames,
         report.views,
         report.cells,

@@ -31,15 +31,14 @@ fn audit_text(report: &AuditReport) {
         }
     }
     let took = format!("{:.0} ms", report.elapsed_ms);
-    let units = format!("{} unit{}", report.units, if report.units == 1 { "" } else { "s" });
+    let units = messages::count(report.units, "unit");
     if report.findings == 0 {
         out!("audit: {units}, no findings ({took})");
     } else {
         out!(
-            "audit: {units}, {} with findings, {} finding{} ({took})",
+            "audit: {units}, {} with findings, {} ({took})",
             report.units_with_findings,
-            report.findings,
-            if report.findings == 1 { "" } else { "s" }
+            messages::count(report.findings, "finding")
         );
     }
 }
@@ -372,11 +371,10 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
 pub fn preview(report: &vatbake::preview::PreviewReport) {
     let Some((sheet, others)) = report.files.split_first() else { return };
     out!(
-        "drew {} → {}: {} clip{}, {} frames, {} view, {}×{} pixels",
+        "drew {} → {}: {}, {} frames, {} view, {}×{} pixels",
         report.description.display(),
         sheet.display(),
-        report.clips,
-        if report.clips == 1 { "" } else { "s" },
+        messages::count(report.clips, "clip"),
         report.frames,
         report.view,
         report.sheet_size[0],
