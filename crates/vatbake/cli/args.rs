@@ -175,7 +175,7 @@ pub struct BakeArgs {
     /// Warnings not to print, by code (comma-separated, e.g. unassigned-clips,duplicate-slot; docs/CLI.md lists them); --json still reports them.
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub no_warn: Vec<String>,
-    /// Bake into a scratch folder and say what the bake would write (sizes, clips and slots, warnings), leaving OUTDIR untouched.
+    /// Bake in memory and say what the bake would write (sizes, clips and slots, warnings), writing nothing anywhere.
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]

@@ -1,7 +1,7 @@
 //! What the bake asks of the system that WebAssembly (WASI preview 1, the npm
 //! package's module in runtimes/cli) answers otherwise: a process id and resolved
-//! paths, a temporary folder. Natively these are `std::process::id`,
-//! `Path::canonicalize` and `std::env::temp_dir`.
+//! paths. Natively these are `std::process::id`,
+//! `Path::canonicalize`.
 
 use std::path::{Path, PathBuf};
 
@@ -44,14 +44,4 @@ pub(crate) fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
         }
         Ok(resolved)
     }
-}
-
-/// The folder for scratch work (a dry run's bake): `std::env::temp_dir` natively. WASI
-/// has no standard temporary folder (Rust's `temp_dir` panics there): `TMPDIR`, which
-/// the npm package sets to a folder it preopens, or `/tmp`.
-pub(crate) fn temp_dir() -> PathBuf {
-    #[cfg(not(target_family = "wasm"))]
-    return std::env::temp_dir();
-    #[cfg(target_family = "wasm")]
-    return std::env::var_os("TMPDIR").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
 }

@@ -85,8 +85,8 @@ pub struct SourceMorphs {
     pub target_names: Vec<String>,
 }
 
-/// What a bake with no flags would write, from a bake into a scratch folder that is
-/// removed after (the figures are a real bake's, not an estimate).
+/// What a bake with no flags would write, from a bake made in memory (the figures are a
+/// real bake's, not an estimate; nothing is written).
 #[derive(Clone, Debug, Serialize)]
 pub struct DefaultBake {
     /// Points baked (texture columns): the default budget of 4000, or every point of a
@@ -129,9 +129,10 @@ fn gltf_json(data: &[u8]) -> Option<serde_json::Value> {
     serde_json::from_slice(json).ok()
 }
 
-/// A bake of `path` with no flags into a scratch folder, removed after.
+/// A dry bake of `path` with no flags: made in memory, nothing written.
 fn default_bake(path: &Path) -> Result<DefaultBake, Error> {
-    let settings = crate::BakeOptions::default().settings(path.to_path_buf(), crate::host::temp_dir())?;
+    let folder = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let settings = crate::BakeOptions::default().settings(path.to_path_buf(), folder)?;
     let report = crate::bake::bake_dry(&settings, &crate::Unwatched)?;
     Ok(DefaultBake {
         points: report.points,

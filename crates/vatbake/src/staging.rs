@@ -141,7 +141,15 @@ pub struct Staged {
     dir: PathBuf,
     files: Vec<(PathBuf, PathBuf)>,
     durable: bool,
+    /// A dry run's files, held in memory beside their would-be paths: nothing is
+    /// written anywhere (`bake --dry-run`, `inspect` of a source).
+    memory: Option<Vec<(PathBuf, Vec<u8>)>>,
 }
+
+/// What a staged file is written through: a temporary file beside its target, or
+/// a dry run's buffer.
+pub trait Sink: Write + std::io::Seek + Send {}
+impl<T: Write + std::io::Seek + Send> Sink for T {}
 
 /// Makes the folder's entries (created, renamed, removed files) durable; a no-op
 /// where a folder cannot be opened as a file (Windows).
@@ -157,7 +165,13 @@ fn sync_folder(dir: &Path) -> Result<()> {
 impl Staged {
     /// Nothing staged yet, for the bake's folder `dir`.
     pub fn new(dir: &Path) -> Self {
-        Staged { dir: dir.to_path_buf(), files: Vec::new(), durable: false }
+        Staged { dir: dir.to_path_buf(), files: Vec::new(), durable: false, memory: None }
+    }
+
+    /// A dry run for the bake's folder `dir`: every file is made in memory and
+    /// [`Staged::commit`] names where each would go, writing nothing, anywhere.
+    pub fn in_memory(dir: &Path) -> Self {
+        Staged { dir: dir.to_path_buf(), files: Vec::new(), durable: false, memory: Some(Vec::new()) }
     }
 
     /// With `durable`, every file is synced to the disk when written, and the folder
@@ -177,8 +191,16 @@ impl Staged {
 
     /// Lets `write` fill a temporary file beside `name` in the bake's folder, and
     /// returns the file's length. On an error the temporary file is removed.
-    pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut fs::File) -> Result<()>) -> Result<u64> {
+    pub fn write_with(&mut self, name: &str, write: impl FnOnce(&mut dyn Sink) -> Result<()>) -> Result<u64> {
         check_file_name(name)?;
+        if let Some(memory) = &mut self.memory {
+            let mut buffer = std::io::Cursor::new(Vec::new());
+            write(&mut buffer)?;
+            let bytes = buffer.into_inner();
+            let len = bytes.len() as u64;
+            memory.push((self.dir.join(name), bytes));
+            return Ok(len);
+        }
         fs::create_dir_all(&self.dir).map_err(|e| {
             crate::Error::output(format!(
                 "cannot create the output folder {}: {}",
@@ -224,6 +246,11 @@ impl Staged {
     /// description, which names the files it belongs to.
     pub fn sha256(&self, name: &str) -> Result<String> {
         let target = self.dir.join(name);
+        if let Some(memory) = &self.memory {
+            let (_, bytes) =
+                memory.iter().find(|(t, _)| *t == target).with_context(|| format!("{name} is not staged"))?;
+            return Ok(crate::description::sha256_hex(bytes));
+        }
         let (temp, _) =
             self.files.iter().find(|(_, t)| *t == target).with_context(|| format!("{name} is not staged"))?;
         sha256_file(temp).with_context(|| format!("cannot read back {}", temp.display()))
@@ -237,6 +264,9 @@ impl Staged {
     /// mark at all (never an old description beside a new texture). When the first
     /// rename fails, nothing has changed and the previous mark is put back.
     pub fn commit(mut self) -> Result<Vec<PathBuf>> {
+        if let Some(memory) = self.memory.take() {
+            return Ok(memory.into_iter().map(|(target, _)| target).collect());
+        }
         let files = std::mem::take(&mut self.files);
         if self.durable {
             sync_folder(&self.dir)?;

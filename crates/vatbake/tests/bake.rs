@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::{bake, fixture, read_ktx2, stderr, vatbake};
 use glam::Vec3;
 use serde_json::Value;
@@ -803,4 +805,45 @@ fn a_dry_run_says_what_it_would_write_and_writes_nothing() {
     assert_eq!(report["description_file"], out.join("Fox.vat.json").to_str().unwrap());
     assert_eq!(report["files"].as_array().map(Vec::len), Some(3), "{report}");
     assert!(!out.exists());
+}
+
+/// A dry run and `inspect` of a source make their bake in memory: they work with no
+/// usable temporary folder, and an earlier bake in OUTDIR keeps every byte and no
+/// stranger file appears beside it (no staging, no stale-file removal).
+#[test]
+fn a_dry_run_and_inspect_write_nowhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let fox = fixture("Fox/Fox.glb");
+    let (fox_path, out_path) = (fox.to_str().unwrap(), out.to_str().unwrap());
+    let o = vatbake(&["bake", fox_path, "-o", out_path, "-q", "--format", "openvat"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let listing = |folder: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = listing(&out);
+    let nowhere = dir.path().join("no such folder");
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_vatbake"))
+            .args(args)
+            .env("TMPDIR", &nowhere)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    // Without --format openvat the bake would remove the earlier bake's OpenVAT files.
+    let text = run(&["bake", fox_path, "-o", out_path, "--dry-run"]);
+    assert!(text.starts_with("would bake "), "{text}");
+    let text = run(&["inspect", fox_path]);
+    assert!(text.contains("415.3 KB"), "{text}");
+    assert_eq!(listing(&out), before);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the bake's folder");
+    assert!(!nowhere.exists());
 }

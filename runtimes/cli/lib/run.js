@@ -5,7 +5,6 @@
 // them as given. Windows paths are not handled (a drive letter is no WASI path).
 'use strict';
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 
 // Node 20 crashed now and then (SIGSEGV in a property load, about 1 run in 15 under
@@ -52,7 +51,7 @@ function run(args, options = {}) {
       new WASI({
         version: 'preview1',
         args: ['vatbake', ...args],
-        env: { ...environment(), VATBAKE_WASI_CWD: cwd, TMPDIR: os.tmpdir() },
+        env: { ...environment(), VATBAKE_WASI_CWD: cwd },
         preopens: { '/': '/' },
         stdin: options.stdin ?? 0,
         stdout: options.stdout ?? 1,

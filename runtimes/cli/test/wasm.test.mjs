@@ -88,8 +88,8 @@ test('30 bakes, 3 at a time, all end with exit 0', async () => {
   assert.deepEqual(ends, Array(30).fill(0));
 });
 
-// The commands that bake into a scratch folder (TMPDIR in WebAssembly) and say what
-// they found: the same report as natively, timings masked, and nothing written.
+// The commands that make a bake in memory and say what they found: the same report
+// as natively, timings masked, and nothing written.
 test('bake --dry-run and inspect of a source: the native report, nothing written', () => {
   const source = path.join(root, 'fixtures/Fox/Fox.glb');
   const masked = (text) => text.replace(/\d+ ms/g, 'N ms').replace(/stages \(ms\):.*/, 'stages (ms): …');

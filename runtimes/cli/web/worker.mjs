@@ -15,7 +15,7 @@ self.onmessage = async ({ data }) => {
     fs.writeFile(`/in/${name}`, new Uint8Array(data.bytes));
     const run = runWasi(compiled, {
       args: ['vatbake', 'bake', `/in/${name}`, '-o', '/out', '--json', ...(data.args ?? [])],
-      env: { VATBAKE_WASI_CWD: '/', TMPDIR: '/tmp', NO_COLOR: '1' },
+      env: { VATBAKE_WASI_CWD: '/', NO_COLOR: '1' },
       fs,
     });
     let report = null;

@@ -13,11 +13,12 @@ use super::{BakeReport, Outcome, Run};
 use crate::pipeline::bones_palette::{bind_pose, fitting_palette};
 use crate::pipeline::{bounds::*, clips::*, encode::*, evaluate::*, load::*, measure::*, pack::*, Stage, Watch};
 use crate::settings::BakeSettings;
+use crate::staging::Staged;
 
 /// The bone bake: one call per stage, in order, each entered through the clock
 /// and timed into the report.
-pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
-    let mut run = Run::new(settings, watch);
+pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) -> Result<BakeReport> {
+    let mut run = Run::new(settings, watch, staged);
     let source = run.clock.stage(Stage::Load, || load(settings, &mut run.found))?;
     let model = &source.model;
     let (clips, slots) = clips_and_slots(model, settings, &mut run.found.warnings)?;

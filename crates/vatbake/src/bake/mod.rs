@@ -6,7 +6,7 @@ pub(crate) mod bones;
 pub(crate) mod fresh;
 pub(crate) mod vertices;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -91,15 +91,9 @@ pub(crate) struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    /// A bake with `settings` starting now, told to `watch`.
-    pub(crate) fn new(settings: &'a BakeSettings, watch: &'a dyn Watch) -> Self {
-        Run {
-            started: Instant::now(),
-            settings,
-            clock: Clock::new(watch),
-            found: Found::default(),
-            staged: Staged::new(&settings.out_dir).durable(settings.durable),
-        }
+    /// A bake with `settings` starting now, told to `watch`, its files staged in `staged`.
+    pub(crate) fn new(settings: &'a BakeSettings, watch: &'a dyn Watch, staged: Staged) -> Self {
+        Run { started: Instant::now(), settings, clock: Clock::new(watch), found: Found::default(), staged }
     }
 
     /// The write stage and the report: `encoded`'s files staged beside the texture and
@@ -201,36 +195,27 @@ pub fn bake(settings: &BakeSettings) -> Result<BakeReport, Error> {
 /// [`bake()`], telling `watch` how it gets on and stopping when it asks.
 pub fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
     let earlier = earlier_files(settings);
-    let result = match settings.mode {
-        BakeMode::Vertices => vertices::run(settings, watch),
-        BakeMode::Bones => bones::run(settings, watch),
-    };
-    let mut report = outcome(result, watch)?;
+    let staged = Staged::new(&settings.out_dir).durable(settings.durable);
+    let mut report = outcome(recipe(settings, watch, staged), watch)?;
     remove_stale(settings, &earlier, &mut report);
     Ok(report)
 }
 
-/// [`bake_watched()`] into a scratch folder that is removed after, for `bake --dry-run`
-/// and `inspect` of a source: the figures are a real bake's, and the report names the
-/// files the bake would have written in `settings.out_dir`, where nothing is written.
-/// The scratch folder is created exclusively under an unpredictable name in the
-/// system's temporary folder (`TMPDIR` in WebAssembly), so nothing planted there is written through.
+/// [`bake_watched()`] with every file made in memory, for `bake --dry-run` and
+/// `inspect` of a source: the figures are a real bake's, and the report names the files
+/// the bake would have written in `settings.out_dir`. Nothing is written anywhere, and
+/// an earlier bake's files are left as they are.
 pub fn bake_dry(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
-    let temp = crate::host::temp_dir();
-    let scratch = tempfile::Builder::new().prefix(".vatbake-dry-run-").tempdir_in(&temp).map_err(|e| {
-        Error::output(format!(
-            "{}: cannot make a scratch folder for the dry run in it: {e}; set TMPDIR to a writable folder",
-            temp.display()
-        ))
-    })?;
-    let mut scratch_settings = settings.clone();
-    scratch_settings.out_dir = scratch.path().to_path_buf();
-    scratch_settings.durable = false;
-    let mut report = bake_watched(&scratch_settings, watch)?;
-    let real = |path: &Path| settings.out_dir.join(path.file_name().unwrap_or_default());
-    report.description_file = real(&report.description_file);
-    report.files = report.files.iter().map(|f| real(f)).collect();
-    Ok(report)
+    let staged = Staged::in_memory(&settings.out_dir);
+    outcome(recipe(settings, watch, staged), watch)
+}
+
+/// The bake's recipe for its mode, staging its files in `staged`.
+fn recipe(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) -> Result<BakeReport> {
+    match settings.mode {
+        BakeMode::Vertices => vertices::run(settings, watch, staged),
+        BakeMode::Bones => bones::run(settings, watch, staged),
+    }
 }
 
 /// The files an earlier bake of the same name recorded in the description it left in

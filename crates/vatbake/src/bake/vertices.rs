@@ -8,11 +8,12 @@ use crate::pipeline::{
     texels::Quantizing, Stage, Watch,
 };
 use crate::settings::BakeSettings;
+use crate::staging::Staged;
 
 /// The bake: one call per stage, in order. Each stage is entered through the
 /// clock (the watch is told, or stops the bake) and timed into the report.
-pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport> {
-    let mut run = Run::new(settings, watch);
+pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) -> Result<BakeReport> {
+    let mut run = Run::new(settings, watch, staged);
     let source = run.clock.stage(Stage::Load, || load(settings, &mut run.found))?;
     let (clips, slots) = clips_and_slots(&source.model, settings, &mut run.found.warnings)?;
     // Decimate once, on the bind pose, before anything is evaluated: every row is
@@ -81,7 +82,7 @@ mod tests {
 
     /// The entry point's vertex bake, as `vatbake::bake_watched` runs it.
     fn bake_watched(settings: &BakeSettings, watch: &dyn Watch) -> Result<BakeReport, Error> {
-        crate::bake::outcome(run(settings, watch), watch)
+        crate::bake::outcome(run(settings, watch, Staged::new(&settings.out_dir)), watch)
     }
 
     /// Everything a watch is told, in order.

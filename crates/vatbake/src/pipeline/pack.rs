@@ -46,12 +46,12 @@ pub(crate) struct PackedTexture {
 /// A file writer that counts the time spent in its writes and seeks (in
 /// nanoseconds, into `spent`): the texture's write time, apart from compression.
 pub(crate) struct TimedFile<'a> {
-    pub(crate) file: &'a mut std::fs::File,
+    pub(crate) file: &'a mut dyn crate::staging::Sink,
     pub(crate) spent: &'a std::sync::atomic::AtomicU64,
 }
 
 impl TimedFile<'_> {
-    fn timed<T>(&mut self, work: impl FnOnce(&mut std::fs::File) -> T) -> T {
+    fn timed<T>(&mut self, work: impl FnOnce(&mut dyn crate::staging::Sink) -> T) -> T {
         let at = Instant::now();
         let out = work(self.file);
         self.spent.fetch_add(at.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
