@@ -27,7 +27,7 @@ job() {  # the background job itself: writes $dir/status (built, failed, or skip
   echo $$ >"$dir/pid"
   skip() { echo "skipped: $1" >"$dir/status"; exit 0; }
   [ "${VATBAKE_WASM:-}" != 0 ] || skip "VATBAKE_WASM=0"
-  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip1; then
+  if ! rustup target list --installed 2>/dev/null | grep -x wasm32-wasip1 >/dev/null; then
     if ! rustup target add wasm32-wasip1; then
       skip "\`rustup target add wasm32-wasip1\` failed (no network?): its output is in the log above"
     fi

@@ -16,7 +16,7 @@ case "${1:-}" in
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-if ! rustup target list --installed | grep -qx wasm32-wasip1; then
+if ! rustup target list --installed | grep -x wasm32-wasip1 >/dev/null; then
   rustup target add wasm32-wasip1
 fi
 export CC_wasm32_wasip1="$here/wasm/cc.sh"
