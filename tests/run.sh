@@ -5,15 +5,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Wall time per stage, printed at the end (also when a stage fails), so that a CI log
-# says where the time went. `stage NAME` ends the stage running and starts NAME.
-stage_names=() stage_secs=() stage_name="" stage_start=$SECONDS run_start=$SECONDS
+# Wall and CPU time per stage, printed at the end (also when a stage fails), so that a CI
+# log says where the time went. `stage NAME` ends the stage running and starts NAME. CPU:
+# user + sys of the commands the stage waited for (this shell's children, from
+# /proc/$$/stat, in clock ticks); the WebAssembly job's own line gives its CPU.
+ticks=$(getconf CLK_TCK)
+cpu_ticks() { local f; read -ra f <"/proc/$$/stat"; echo $((f[15] + f[16])); }
+stage_names=() stage_secs=() stage_cpus=() stage_name="" stage_start=$SECONDS run_start=$SECONDS
+stage_cpu=$(cpu_ticks)
 stage() {
+  local now
+  now=$(cpu_ticks)
   if [ -n "$stage_name" ]; then
-    stage_names+=("$stage_name") stage_secs+=($((SECONDS - stage_start)))
+    stage_names+=("$stage_name") stage_secs+=($((SECONDS - stage_start))) stage_cpus+=($(((now - stage_cpu) / ticks)))
   fi
-  stage_name=$1 stage_start=$SECONDS
+  stage_name=$1 stage_start=$SECONDS stage_cpu=$now
 }
+
+# The npm package's WebAssembly build, in the background from here on at the lowest CPU
+# priority (tests/wasm-job.sh; .ci/run starts it before its lints and says so with
+# VATBAKE_WASM_JOB). Its stages at the end wait for it.
+if [ -z "${VATBAKE_WASM_JOB:-}" ]; then
+  tests/wasm-job.sh start &
+fi
+wasm_skipped=""
 
 # What a fresh machine lacks, installed by one apt-get call in the background while cargo
 # compiles: zstd (an independent inflater for the KTX2 level: vat-ktx2's tests require it
@@ -26,24 +41,24 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_BIN:-}" ]; then missing+=(chro
 command -v godot3 >/dev/null || missing+=(godot3)
 command -v Xvfb >/dev/null || missing+=(xvfb)
 dpkg -s libgl1-mesa-dri >/dev/null 2>&1 || missing+=(libgl1-mesa-dri)
-# The npm package's WebAssembly build (runtimes/cli), only with VATBAKE_WASM=1: clang
-# and llvm-ar for zstd and meshoptimizer, Debian's wasi-libc for their C headers.
-if [ -n "${VATBAKE_WASM:-}" ]; then
-  command -v clang >/dev/null || missing+=(clang)
-  command -v llvm-ar >/dev/null || missing+=(llvm)
-  [ -d /usr/include/wasm32-wasi ] || missing+=(wasi-libc)
-fi
-setup_log=$(mktemp)
+# (The WebAssembly job installs its own: clang, llvm, wasi-libc; one apt-get at a time.)
+# The Vite example's packages (vite) last, and not required: when they cannot be
+# installed, the example's test is reported as skipped with the reason.
+setup_log=$(mktemp) vite_status=$(mktemp)
 setup() {
   if [ ${#missing[@]} -gt 0 ]; then
     echo "apt-get install ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    flock "${TMPDIR:-/tmp}/vatbake-apt.lock" sh -c \
+      'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null' _ "${missing[@]}"
   fi
   local dir
   for dir in tests/js runtimes/three tests/browser; do
     npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
   done
+  if [ "${VATBAKE_WASM:-}" != 0 ]; then
+    npm ci --prefix runtimes/cli/example/vite --no-audit --no-fund --loglevel=error && echo ok >"$vite_status" ||
+      echo "\`npm ci --prefix runtimes/cli/example/vite\` failed (no network?): its output is above" >"$vite_status"
+  fi
 }
 setup >"$setup_log" 2>&1 &
 setup_pid=$!
@@ -63,14 +78,14 @@ setup_wait() {  # once: wait for the background setup, show its output, fail if 
 finish() {
   local status=$?
   setup_wait >/dev/null 2>&1 || true  # never leave apt-get or npm running behind us
+  tests/wasm-job.sh stop               # nor the WebAssembly build, when a stage failed first
   stage ""
-  echo "tests/run.sh stage times (s):"
+  echo "tests/run.sh stage times (wall s, CPU s):"
   local i
-  for i in "${!stage_names[@]}"; do printf '  %-18s %5d\n' "${stage_names[$i]}" "${stage_secs[$i]}"; done
+  for i in "${!stage_names[@]}"; do printf '  %-18s %5d %5d\n' "${stage_names[$i]}" "${stage_secs[$i]}" "${stage_cpus[$i]}"; done
   printf '  %-18s %5d%s\n' total $((SECONDS - run_start)) "$([ $status -eq 0 ] || echo "  (failed, exit $status)")"
-  if [ -z "${VATBAKE_WASM:-}" ]; then
-    echo "tests/run.sh: skipped: wasm-build and node-wasm (the npm package, runtimes/cli); VATBAKE_WASM=1 runs them"
-  fi
+  if [ -n "$wasm_skipped" ]; then echo "tests/run.sh: skipped: $wasm_skipped"; fi
+  rm -f "$vite_status"
 }
 trap finish EXIT
 
@@ -124,18 +139,27 @@ npm test --prefix runtimes/three
 stage node-browser
 npm test --prefix tests/browser
 
-# The npm package (runtimes/cli): the command line built for wasm32-wasip1, then its
-# tests against the binary above (every fixture byte for byte, the API, npm pack and
-# npx from a clean folder, the Vite plugin example, the page in Chromium). Not in the default run: a cold wasm build of every crate is
-# minutes (docs/PERFORMANCE.md, "WebAssembly"), past CI's budget; VATBAKE_WASM=1 runs it.
-if [ -n "${VATBAKE_WASM:-}" ]; then
-  stage wasm-build
-  runtimes/cli/build.sh
+# The npm package (runtimes/cli): the command line built for wasm32-wasip1 (the job
+# started above: `wasm-build` is the wait for what it has left), then its tests against
+# the binary above (every fixture byte for byte, the API, npm pack and npx from a clean
+# folder, the Vite plugin example, the page in Chromium with its playback's IoU).
+stage wasm-build
+wasm_status=0
+tests/wasm-job.sh wait || wasm_status=$?
+if [ $wasm_status -eq 3 ]; then
+  wasm_skipped="wasm-build and node-wasm (the npm package, runtimes/cli): $(sed 's/^skipped: //' "${CARGO_TARGET_DIR:-target}/wasm-job/status")"
+elif [ $wasm_status -ne 0 ]; then
+  exit $wasm_status
+else
   stage node-wasm
   npm test --prefix runtimes/cli
-  # The Vite plugin example: `vite build` bakes an import marked ?vat (vite from npm).
-  npm ci --prefix runtimes/cli/example/vite --no-audit --no-fund --loglevel=error
-  npm test --prefix runtimes/cli/example/vite
+  # The Vite plugin example: `vite build` bakes an import marked ?vat (vite from npm,
+  # installed by the setup above).
+  if [ "$(cat "$vite_status")" = ok ]; then
+    npm test --prefix runtimes/cli/example/vite
+  else
+    wasm_skipped="the Vite example (runtimes/cli/example/vite): $(cat "$vite_status")"
+  fi
   # The page (runtimes/cli/web): a bake in a Worker in headless Chromium.
   node --test runtimes/cli/web/page.test.mjs
 fi

@@ -9,7 +9,12 @@ const path = require('node:path');
 
 // Node 20 crashed now and then (SIGSEGV in a property load, about 1 run in 15 under
 // load) after a bake through its WASI; its WASI calls take V8's "fast API" path from
-// optimised code. That path off, for this process: a mitigation, its cause unproven.
+// optimised code. That path off, for this process. The likely cause is Node's, open
+// upstream (nodejs/node#46777; #53087 on Node 22): inside a fast call its WASI
+// allocates through a memory manager that reports the bytes to V8
+// (AdjustAmountOfExternalAllocatedMemory), which may start a garbage collection there,
+// where V8 allows none. Our crash fits it (timing-dependent, after many WASI calls,
+// gone with fast calls off); not proven to be it. The flag stays on every Node.
 require('node:v8').setFlagsFromString('--no-turbo-fast-api-calls');
 
 const WASM = path.join(__dirname, '..', 'vatbake.wasm');
