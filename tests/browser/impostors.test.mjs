@@ -89,21 +89,22 @@ for (const c of CASES.filter((f) => !ONLY || ONLY.includes(f.name))) {
     // The registration of cells, views and frames: from the baked directions themselves
     // (the first ring), the impostor is the VAT mesh up to its pixels and its frame
     // blend. A cell from the wrong view, a mirrored one or the wrong frame falls far
-    // under this (measured: a view 22.5° off gives 0.50 to 0.77 on these fixtures).
-    test('from the baked directions: silhouette IoU mean ≥ 0.85, worst ≥ 0.5', async (t) => {
+    // under this (measured: a view 22.5° off gives 0.50 to 0.77 on these fixtures; here
+    // mean 0.953–0.974, worst 0.925–0.949).
+    test('from the baked directions: silhouette IoU mean ≥ 0.94, worst ≥ 0.9', async (t) => {
       const m = await measure('baked', 0, [sidecar.views.elevations[0]]);
       t.diagnostic(m.summary);
-      assert.ok(m.worst.iou >= 0.5 && m.mean >= 0.85, m.summary);
+      assert.ok(m.worst.iou >= 0.9 && m.mean >= 0.94, m.summary);
     });
     // Halfway between the baked azimuths, the runtime reprojects each of the two nearest
     // views through the stored depth (parallax correction) before blending them: there
-    // the mean IoU must stay ≥ 0.85 (measured 0.90–0.96; without the correction 0.72–0.94,
-    // the Fox 0.72).
+    // the mean IoU must stay ≥ 0.93 (measured 0.943–0.975; without the correction, at 16
+    // views and 10 fps, the Fox's was 0.72).
     let between = null;
-    test('halfway between the baked azimuths, checked times of every clip: silhouette IoU mean ≥ 0.85', async (t) => {
+    test('halfway between the baked azimuths, checked times of every clip: silhouette IoU mean ≥ 0.93', async (t) => {
       between = await measure('between', OFFSET, CAMERA_ELEVATIONS);
       t.diagnostic(between.summary);
-      assert.ok(between.mean >= 0.85 && between.worst.iou >= 0.5, between.summary);
+      assert.ok(between.mean >= 0.93 && between.worst.iou >= 0.5, between.summary);
     });
     // The bar: IoU ≥ 0.9 on every comparison halfway between the baked azimuths
     // (docs/IMPOSTORS.md, "Measured": worst 0.901 to 0.955 over the four fixtures).
