@@ -10,7 +10,8 @@
 // IMPOSTOR_CAMERA_ELEVATIONS (default "30", a strategy camera's), IMPOSTOR_BLEND (default 1),
 // IMPOSTOR_OFFSET (default 0.5), IMPOSTOR_PARALLAX (default 3 steps; 0: none),
 // IMPOSTOR_ALPHA (the alpha test; default the runtime's IMPOSTOR_ALPHA_TEST),
-// IMPOSTOR_LEAN=1 (the first and ⅔ checked rows only), IMPOSTOR_FIXTURES (default all four).
+// IMPOSTOR_LEAN=1 (the first and ⅔ checked rows only), IMPOSTOR_SWITCH_PX (the diagonal
+// on screen, default the cell), IMPOSTOR_FIXTURES (default all four).
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -56,9 +57,10 @@ for (const c of CASES.filter((f) => !ONLY || ONLY.includes(f.name))) {
     async function measure(label, offset, elevations) {
       const n = sidecar.views.azimuths;
       const azimuths = Array.from({ length: 8 }, (_, k) => (360 / n) * (k * (n / 8) + offset));
-      // Where the bounds diagonal is `cell` pixels of a 1080-pixel screen under a 60° camera.
+      // Where the bounds diagonal is `cell` pixels of a 1080-pixel screen under a 60° camera
+      // (IMPOSTOR_SWITCH_PX: that many pixels instead).
       const diagonal = 2 * Math.hypot(...d.positions.half_extent);
-      const distance = (diagonal * 1080) / (2 * Math.tan(Math.PI / 6) * sidecar.cell);
+      const distance = (diagonal * 1080) / (2 * Math.tan(Math.PI / 6) * Number(process.env.IMPOSTOR_SWITCH_PX ?? sidecar.cell));
       const rows = [];
       for (const clip of d.clips) {
         // Every checked row (start, ⅓, ⅔, end: checkedRows); IMPOSTOR_LEAN=1: the first and ⅔.
