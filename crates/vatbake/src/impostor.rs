@@ -182,13 +182,21 @@ pub fn motion_at(rows: &[Vec<Vec3>], steps: u32, looping: bool, limit: f32) -> f
 /// of a clip is within `tolerance` (model units) of the frame a player shows at its time;
 /// one per row interval (every row a frame) when none fewer is. `rows`: the clip's
 /// decoded positions, one `Vec` per row.
+///
+/// Candidates are measured a thread pool's width at a time, in parallel, and the first
+/// that passes is taken: the same answer at any thread count.
 pub fn choose_steps(rows: &[Vec<Vec3>], looping: bool, tolerance: f32) -> Steps {
     let most = (rows.len().max(2) - 1) as u32;
-    for steps in 1..most {
-        let motion = motion_at(rows, steps, looping, tolerance);
-        if motion <= tolerance {
+    let width = rayon::current_num_threads().max(1) as u32;
+    let mut first = 1;
+    while first < most {
+        let last = (first + width).min(most);
+        let measured: Vec<(u32, f32)> =
+            (first..last).into_par_iter().map(|steps| (steps, motion_at(rows, steps, looping, tolerance))).collect();
+        if let Some(&(steps, motion)) = measured.iter().find(|(_, motion)| *motion <= tolerance) {
             return Steps { steps, motion };
         }
+        first = last;
     }
     Steps { steps: most, motion: motion_at(rows, most, looping, f32::INFINITY) }
 }
