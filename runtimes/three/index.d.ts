@@ -384,7 +384,7 @@ export const BONES_GLSL: string;
 /** A `<name>.impostor.json` sidecar (`vatbake impostor`): docs/IMPOSTORS.md in the vatbake repository. */
 export interface VatImpostorSidecar {
   format: 'vatbake.impostor';
-  format_version: 1;
+  format_version: 1 | 2;
   description: { file: string; bytes: number; sha256: string };
   cell: number;
   columns: number;
@@ -393,7 +393,10 @@ export interface VatImpostorSidecar {
   views: { azimuths: number; elevations: number[] };
   pivot: [number, number, number];
   size: number;
-  fps: number;
+  /** The rate asked for (every clip's); null when each clip's was chosen by its motion (format_version 2). */
+  fps: number | null;
+  /** With frames chosen per clip: the tolerance in cell texels (format_version 2). */
+  motion?: number | null;
   frames: number;
   clips: VatImpostorClip[];
   colour: { file: string; bytes: number; sha256: string };
@@ -406,6 +409,10 @@ export interface VatImpostorClip {
   frames: number;
   duration: number;
   looping: boolean;
+  /** Frames per second of clip time (format_version 2). */
+  fps?: number;
+  /** The farthest, in cell texels, a stored pose is from the frame shown at its time (format_version 2). */
+  motion?: number;
 }
 
 /** What loadImpostor and impostorFromParts give. */
@@ -421,6 +428,8 @@ export interface VatImpostor {
 
 /** The most elevation rings an impostor may have. */
 export const MAX_RINGS: number;
+/** The coverage an impostor fragment needs to be drawn (its materials' default alphaTest, 0.42). */
+export const IMPOSTOR_ALPHA_TEST: number;
 export function loadImpostor(url: string, options: { loader: KTX2Loader }): Promise<VatImpostor>;
 export function impostorFromParts(sidecar: VatImpostorSidecar, colour: Texture, normal: Texture): VatImpostor;
 export function checkImpostor(sidecar: unknown, where?: string): VatImpostorSidecar;

@@ -11,8 +11,9 @@ use crate::ExportFile;
 
 /// The value of `format`.
 pub const IMPOSTOR_FORMAT: &str = "vatbake.impostor";
-/// Bumped when a change could break a reader.
-pub const IMPOSTOR_FORMAT_VERSION: u32 = 1;
+/// Bumped when a change could break a reader (2: frames chosen per clip, `fps` null
+/// when they were, each clip's `fps` and `motion`).
+pub const IMPOSTOR_FORMAT_VERSION: u32 = 2;
 
 /// The sidecar's file name for the bake named `stem`: `<stem>.impostor.json`.
 pub fn impostor_file(stem: &str) -> String {
@@ -29,7 +30,7 @@ pub fn impostor_file(stem: &str) -> String {
 pub struct Impostor {
     /// Always `"vatbake.impostor"`.
     pub format: String,
-    /// Always 1 for now.
+    /// Always 2 for now.
     pub format_version: u32,
     /// The description it was made from (relative to this file), with its size and SHA-256.
     pub description: ExportFile,
@@ -48,8 +49,12 @@ pub struct Impostor {
     pub pivot: [f32; 3],
     /// The world size of a cell's side (model units): the billboard's size.
     pub size: f32,
-    /// Frames per second of clip time the clips were drawn at.
-    pub fps: f32,
+    /// Frames per second of clip time asked for, the same for every clip; null when each
+    /// clip's were chosen by its motion (`--fps auto`, then `motion` is set).
+    pub fps: Option<f32>,
+    /// With frames chosen per clip: the farthest, in cell texels, any point of a stored
+    /// pose was allowed to be from where the frame shown at its time draws it. Null otherwise.
+    pub motion: Option<f32>,
     /// Frames over all clips.
     pub frames: u32,
     /// Every clip, in the description's order.
@@ -86,4 +91,9 @@ pub struct ImpostorClip {
     pub duration: f32,
     /// Whether it loops (as the description says).
     pub looping: bool,
+    /// Frames per second of clip time: intervals between frames over `duration`.
+    pub fps: f32,
+    /// The farthest, in cell texels, any point of the clip's stored poses is from where
+    /// the frame a player shows at that pose's time (the nearest) draws it.
+    pub motion: f32,
 }

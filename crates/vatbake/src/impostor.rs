@@ -32,8 +32,10 @@ use crate::error::Error;
 use crate::shipped::{read, Shipped};
 use crate::staging::Staged;
 
-/// Frames per second of clip time when none is given: see docs/IMPOSTORS.md for the measurement.
-pub const DEFAULT_FPS: f32 = 10.0;
+/// With `--fps auto` (the default): the farthest, in cell texels, any point of a clip's
+/// stored poses may be from where the frame shown for it draws that point. See
+/// docs/IMPOSTORS.md ("Frames per clip") for the measurement behind it.
+pub const DEFAULT_MOTION: f32 = 2.0;
 /// Texels per side of a cell when none is given.
 pub const DEFAULT_CELL: u32 = 64;
 /// Directions around the unit per ring when none is given.
@@ -58,24 +60,145 @@ pub struct ImpostorOptions {
         arg(long, value_delimiter = ',', default_value = "0", value_name = "DEGREES", allow_negative_numbers = true)
     )]
     pub elevations: Vec<f32>,
-    /// Frames per second of clip time (a player interpolates between them).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_FPS, value_name = "N"))]
-    pub fps: f32,
+    /// Frames per second of clip time: `auto` chooses each clip's by its motion (--motion), a number fixes one for all.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = FrameRate::Auto, value_name = "N|auto"))]
+    pub fps: FrameRate,
+    /// With --fps auto: the farthest, in cell texels, any point of a stored pose may be from where the frame shown for it draws that point.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_MOTION, value_name = "TEXELS"))]
+    pub motion: f32,
     /// Texels per side of one cell (one frame from one view).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_CELL, value_name = "PX"))]
     pub cell: u32,
 }
 
 impl Default for ImpostorOptions {
-    /// 8 azimuths on one level ring, 10 frames per second, 64-texel cells.
+    /// 8 azimuths on one level ring, each clip's frames chosen by its motion, 64-texel cells.
     fn default() -> Self {
         ImpostorOptions {
             views: DEFAULT_AZIMUTHS,
             elevations: DEFAULT_ELEVATIONS.to_vec(),
-            fps: DEFAULT_FPS,
+            fps: FrameRate::Auto,
+            motion: DEFAULT_MOTION,
             cell: DEFAULT_CELL,
         }
     }
+}
+
+/// How many frames each clip gets: `auto` (by its motion) or a fixed rate of clip time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FrameRate {
+    /// Each clip the fewest frames that keep every stored pose within `motion` texels
+    /// of the frame shown for it ([`choose_steps`]).
+    Auto,
+    /// Frames per second of clip time, the same for every clip.
+    Fixed(f32),
+}
+
+impl std::fmt::Display for FrameRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrameRate::Auto => f.write_str("auto"),
+            FrameRate::Fixed(fps) => write!(f, "{fps}"),
+        }
+    }
+}
+
+impl std::str::FromStr for FrameRate {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text == "auto" {
+            return Ok(FrameRate::Auto);
+        }
+        text.parse::<f32>()
+            .map(FrameRate::Fixed)
+            .map_err(|_| format!("{text:?}: give auto or a number of frames per second, like 10"))
+    }
+}
+
+impl<'de> Deserialize<'de> for FrameRate {
+    /// A roster's `fps = "auto"` or `fps = 10`.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Number(f32),
+            Text(String),
+        }
+        match Given::deserialize(deserializer)? {
+            Given::Number(fps) => Ok(FrameRate::Fixed(fps)),
+            Given::Text(text) => text.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// A clip's frames: `steps` intervals over its duration (a looping clip shows `steps`
+/// frames, another `steps + 1`), and the farthest any point of a stored pose is from
+/// where the frame shown for it draws that point (model units).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steps {
+    /// Intervals between frames over the clip's duration.
+    pub steps: u32,
+    /// The largest displacement, in model units.
+    pub motion: f32,
+}
+
+/// The frame a player shows at the time of stored row `k` of `rows` (0-based), when the
+/// clip has `steps` intervals: the nearest one (a cross-fade of two frames, alpha-tested
+/// at one half, shows the nearer one's silhouette), as a position in rows, the frame's
+/// index within the clip.
+fn shown_frame(k: usize, rows: usize, steps: u32, looping: bool) -> (f32, u32) {
+    let intervals = (rows - 1) as f32;
+    let frame = ((k as f32 * steps as f32 / intervals).round() as u32).min(steps);
+    // A looping clip's frame `steps` is its frame 0 (time wraps).
+    let frame = if looping && frame == steps { 0 } else { frame };
+    (frame as f32 * intervals / steps as f32, frame)
+}
+
+/// The largest distance between a stored pose (`rows[k]`, positions per point) and the
+/// pose of the frame a player shows at its time, over every row and point, when the clip
+/// has `steps` intervals; stops early once past `limit`.
+pub fn motion_at(rows: &[Vec<Vec3>], steps: u32, looping: bool, limit: f32) -> f32 {
+    if rows.len() < 2 {
+        return 0.0;
+    }
+    let mut worst = 0.0f32;
+    for (k, row) in rows.iter().enumerate() {
+        let (at, _) = shown_frame(k, rows.len(), steps, looping);
+        let below = (at.floor() as usize).min(rows.len() - 1);
+        let above = (below + 1).min(rows.len() - 1);
+        let t = at - below as f32;
+        for (p, point) in row.iter().enumerate() {
+            let shown = rows[below][p].lerp(rows[above][p], t);
+            worst = worst.max(point.distance(shown));
+        }
+        if worst > limit {
+            return worst;
+        }
+    }
+    worst
+}
+
+/// The fewest intervals (1 to one per stored row interval) for which every stored pose
+/// of a clip is within `tolerance` (model units) of the frame a player shows at its time;
+/// one per row interval (every row a frame) when none fewer is. `rows`: the clip's
+/// decoded positions, one `Vec` per row.
+///
+/// Candidates are measured a thread pool's width at a time, in parallel, and the first
+/// that passes is taken: the same answer at any thread count.
+pub fn choose_steps(rows: &[Vec<Vec3>], looping: bool, tolerance: f32) -> Steps {
+    let most = (rows.len().max(2) - 1) as u32;
+    let width = rayon::current_num_threads().max(1) as u32;
+    let mut first = 1;
+    while first < most {
+        let last = (first + width).min(most);
+        let measured: Vec<(u32, f32)> =
+            (first..last).into_par_iter().map(|steps| (steps, motion_at(rows, steps, looping, tolerance))).collect();
+        if let Some(&(steps, motion)) = measured.iter().find(|(_, motion)| *motion <= tolerance) {
+            return Steps { steps, motion };
+        }
+        first = last;
+    }
+    Steps { steps: most, motion: motion_at(rows, most, looping, f32::INFINITY) }
 }
 
 impl ImpostorOptions {
@@ -94,8 +217,13 @@ impl ImpostorOptions {
         if self.elevations.windows(2).any(|w| w[0] >= w[1]) {
             return bad("--elevations: list the rings once each, lowest first, like 0,30,60".to_string());
         }
-        if !(0.5..=60.0).contains(&self.fps) {
-            return bad(format!("--fps {}: give 0.5 to 60 frames per second of clip time", self.fps));
+        if let FrameRate::Fixed(fps) = self.fps {
+            if !(0.5..=60.0).contains(&fps) {
+                return bad(format!("--fps {fps}: give auto or 0.5 to 60 frames per second of clip time"));
+            }
+        }
+        if !(0.05..=64.0).contains(&self.motion) {
+            return bad(format!("--motion {}: give 0.05 to 64 cell texels", self.motion));
         }
         if !(8..=512).contains(&self.cell) {
             return bad(format!("--cell {}: give 8 to 512 texels per side of a cell", self.cell));
@@ -211,18 +339,41 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
 
     let description = &shipped.description;
     let views_per_frame = options.views * options.elevations.len() as u32;
-    // Every clip's frames at `fps`: a looping clip's last frame is followed by its first.
+    // One cell frames the bounds over every row from any direction: the sphere around
+    // the recorded box.
+    let center = Vec3::from(description.positions.center);
+    let half = Vec3::from(description.positions.half_extent);
+    let size = (2.0 * half.length()).max(1e-6);
+    let texels_per_unit = options.cell as f32 / size;
+
+    // Every clip's frames: a looping clip's last frame is followed by its first.
     let mut clips = Vec::with_capacity(description.clips.len());
     let mut first_frame = 0u32;
+    let mut scratch =
+        (vec![Vec3::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points]);
     for clip in &description.clips {
-        let steps = (clip.duration * options.fps).round().max(1.0) as u32;
-        let frames = if clip.looping || clip.rows <= 1 { steps } else { steps + 1 };
+        let rows: Vec<Vec<Vec3>> = (0..clip.rows as usize)
+            .map(|k| {
+                shipped.decode_columns(clip.row as usize + k, &mut scratch.0, &mut scratch.1);
+                scratch.0.clone()
+            })
+            .collect();
+        let chosen = match options.fps {
+            FrameRate::Auto => choose_steps(&rows, clip.looping, options.motion / texels_per_unit),
+            FrameRate::Fixed(fps) => {
+                let steps = (clip.duration * fps).round().max(1.0) as u32;
+                Steps { steps, motion: motion_at(&rows, steps, clip.looping, f32::INFINITY) }
+            }
+        };
+        let frames = if clip.looping || clip.rows <= 1 { chosen.steps } else { chosen.steps + 1 };
         clips.push(ImpostorClip {
             name: clip.name.clone(),
             first_frame,
             frames,
             duration: clip.duration,
             looping: clip.looping,
+            fps: chosen.steps as f32 / clip.duration,
+            motion: (chosen.motion * texels_per_unit * 1000.0).round() / 1000.0,
         });
         first_frame += frames;
     }
@@ -244,15 +395,7 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
     }
     let (width, height) = ((columns_n as u32) * options.cell, (rows_n as u32) * options.cell);
 
-    // One cell frames the bounds over every row from any direction: the sphere around
-    // the recorded box.
-    let center = Vec3::from(description.positions.center);
-    let half = Vec3::from(description.positions.half_extent);
-    let size = (2.0 * half.length()).max(1e-6);
-
     // Decode every frame's pose (in clip order), then draw every cell in parallel.
-    let mut scratch =
-        (vec![Vec3::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points], vec![Vec3::ZERO; points]);
     let mut poses = Vec::with_capacity(total_frames as usize);
     for (entry, clip) in description.clips.iter().zip(&clips) {
         for f in 0..clip.frames {
@@ -329,7 +472,11 @@ pub fn impostor(settings: &ImpostorSettings) -> Result<ImpostorReport, Error> {
         views: Views { azimuths: options.views, elevations: options.elevations.clone() },
         pivot: center.to_array(),
         size,
-        fps: options.fps,
+        fps: match options.fps {
+            FrameRate::Auto => None,
+            FrameRate::Fixed(fps) => Some(fps),
+        },
+        motion: (options.fps == FrameRate::Auto).then_some(options.motion),
         frames: total_frames,
         clips,
         colour: ExportFile::of(&colour_name, &colour_bytes),
@@ -388,4 +535,66 @@ fn pose(
 
 fn written(e: anyhow::Error) -> Error {
     Error::output(format!("{e:#}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rows` rows of one point moving `speed` units per row along x.
+    fn moving(rows: usize, speed: f32) -> Vec<Vec<Vec3>> {
+        (0..rows).map(|k| vec![Vec3::new(k as f32 * speed, 0.0, 0.0), Vec3::ONE]).collect()
+    }
+
+    #[test]
+    fn a_held_pose_gets_one_interval() {
+        let held = vec![vec![Vec3::new(1.0, 2.0, 3.0)]; 31];
+        assert_eq!(choose_steps(&held, true, 0.01), Steps { steps: 1, motion: 0.0 });
+        assert_eq!(choose_steps(&held, false, 0.01), Steps { steps: 1, motion: 0.0 });
+        // One row: one frame, nothing to measure.
+        assert_eq!(choose_steps(&held[..1], false, 0.01), Steps { steps: 1, motion: 0.0 });
+    }
+
+    #[test]
+    fn a_steady_motion_gets_frames_no_farther_apart_than_twice_the_tolerance() {
+        // 31 rows, 1 unit a row: 10 intervals put a frame every 3 rows, each row within
+        // 1 unit of its nearest frame; 9 put them 3.33 rows apart (row 5 is 1.67 from
+        // the frame at 6.67), 8 at 3.75 (row 2 is 1.75 from 3.75).
+        let rows = moving(31, 1.0);
+        assert!((motion_at(&rows, 9, false, f32::INFINITY) - 5.0 / 3.0).abs() < 1e-6);
+        assert_eq!(motion_at(&rows, 8, false, f32::INFINITY), 1.75);
+        assert_eq!(choose_steps(&rows, false, 1.01), Steps { steps: 10, motion: 1.0 });
+        // Twice as fast: twice the frames.
+        assert_eq!(choose_steps(&moving(31, 2.0), false, 1.01), Steps { steps: 20, motion: 1.0 });
+        // A looser tolerance: fewer.
+        assert_eq!(choose_steps(&rows, false, 2.0), Steps { steps: 6, motion: 2.0 });
+    }
+
+    #[test]
+    fn past_every_rows_worth_the_rows_are_the_frames() {
+        // 4 units a row, tolerance 1: no count under one a row meets it; one a row shows
+        // every stored pose exactly.
+        assert_eq!(choose_steps(&moving(11, 4.0), false, 1.0), Steps { steps: 10, motion: 0.0 });
+    }
+
+    #[test]
+    fn a_looping_clips_last_frame_is_its_first() {
+        // A loop out and back (x = 0, 1, 2, 1, 0): with 2 intervals, rows 3 and 4 show
+        // frame 0 (x = 0), row 1 frame 1 (x = 2).
+        let rows: Vec<Vec<Vec3>> = [0.0, 1.0, 2.0, 1.0, 0.0].iter().map(|&x| vec![Vec3::new(x, 0.0, 0.0)]).collect();
+        assert_eq!(shown_frame(4, 5, 2, true), (0.0, 0));
+        assert_eq!(shown_frame(4, 5, 2, false), (4.0, 2));
+        assert_eq!(motion_at(&rows, 2, true, f32::INFINITY), 1.0);
+    }
+
+    #[test]
+    fn fps_reads_auto_or_a_number() {
+        assert_eq!("auto".parse::<FrameRate>(), Ok(FrameRate::Auto));
+        assert_eq!("12.5".parse::<FrameRate>(), Ok(FrameRate::Fixed(12.5)));
+        assert!("fast".parse::<FrameRate>().unwrap_err().contains("give auto or a number"));
+        let options: ImpostorOptions = toml::from_str("fps = \"auto\"\nmotion = 0.5").unwrap();
+        assert_eq!((options.fps, options.motion), (FrameRate::Auto, 0.5));
+        let options: ImpostorOptions = toml::from_str("fps = 12").unwrap();
+        assert_eq!(options.fps, FrameRate::Fixed(12.0));
+    }
 }

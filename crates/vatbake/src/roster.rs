@@ -106,7 +106,10 @@ fn impostor_key(
         toml::Value::Boolean(false) => return None,
         toml::Value::Boolean(true) => Ok(crate::impostor::ImpostorOptions::default()),
         table @ toml::Value::Table(_) => table.clone().try_into::<crate::impostor::ImpostorOptions>().map_err(|e| {
-            format!("impostor: {}; its keys are views, elevations, fps and cell", key_message(e.message().trim()))
+            format!(
+                "impostor: {}; its keys are views, elevations, fps, motion and cell",
+                key_message(e.message().trim())
+            )
         }),
         other => {
             Err(format!("impostor = {other}: give true, false or a table like {{ views = 16, elevations = [45] }}"))
@@ -578,7 +581,12 @@ fn unit_impostor(description: &Path, options: crate::impostor::ImpostorOptions, 
             let same = made.description.sha256 == current
                 && made.views.azimuths == options.views
                 && made.views.elevations == options.elevations
-                && made.fps == options.fps
+                && made.fps
+                    == match options.fps {
+                        crate::impostor::FrameRate::Auto => None,
+                        crate::impostor::FrameRate::Fixed(fps) => Some(fps),
+                    }
+                && made.motion == (options.fps == crate::impostor::FrameRate::Auto).then_some(options.motion)
                 && made.cell == options.cell;
             if same {
                 return Ok(2 * u64::from(made.width) * u64::from(made.height) * 4);

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use common::{bake, fixture, stderr, vatbake};
 use serde_json::Value;
-use vatbake::impostor::{impostor, ImpostorOptions, ImpostorSettings};
+use vatbake::impostor::{impostor, FrameRate, ImpostorOptions, ImpostorSettings};
 
 /// An atlas read with the `ktx2` crate and inflated with `zstd`: (vkFormat, width, height, bytes).
 fn atlas(path: &Path) -> (Option<ktx2::Format>, u32, u32, Vec<u8>) {
@@ -22,7 +22,7 @@ fn atlas(path: &Path) -> (Option<ktx2::Format>, u32, u32, Vec<u8>) {
 }
 
 fn small(description: &Path) -> ImpostorSettings {
-    let options = ImpostorOptions { views: 4, fps: 4.0, cell: 16, ..ImpostorOptions::default() };
+    let options = ImpostorOptions { views: 4, fps: FrameRate::Fixed(4.0), cell: 16, ..ImpostorOptions::default() };
     ImpostorSettings { options, ..ImpostorSettings::new(description) }
 }
 
@@ -118,12 +118,65 @@ fn the_fox_is_drawn_from_every_view_in_its_colours_and_the_sidecar_finds_each_ce
     }
 }
 
+/// `--fps auto` (the default): each clip the fewest frames that keep every stored pose
+/// within `--motion` cell texels (2) of the frame shown at its time, recorded per clip.
+#[test]
+fn each_clip_gets_the_frames_its_motion_needs() {
+    let (dir, _) = bake(&fixture("Fox/Fox.glb"), &[]);
+    let path = dir.path().join("Fox.vat.json");
+    let options = ImpostorOptions { views: 1, ..ImpostorOptions::default() };
+    let report = impostor(&ImpostorSettings { options, ..ImpostorSettings::new(&path) }).unwrap();
+    let sidecar: Value = serde_json::from_slice(&std::fs::read(&report.files[0]).unwrap()).unwrap();
+    assert_eq!(sidecar["format_version"], 2);
+    assert_eq!((sidecar["fps"].clone(), sidecar["motion"].as_f64()), (Value::Null, Some(2.0)));
+    let clips: Vec<(String, u64, f64, f64)> = sidecar["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let name = c["name"].as_str().unwrap().to_string();
+            (name, c["frames"].as_u64().unwrap(), c["fps"].as_f64().unwrap(), c["motion"].as_f64().unwrap())
+        })
+        .collect();
+    let summary: Vec<String> =
+        clips.iter().map(|(n, f, fps, m)| format!("{n} {f} frames {fps:.2} fps {m:.3} texels")).collect();
+    // Survey (the fox looks round, 3.42 s) needs few; Walk and Run (0.71 s and 1.16 s of
+    // legs) many, each within 2 texels of its stored rows.
+    assert_eq!(
+        summary,
+        [
+            "Survey 18 frames 5.27 fps 1.812 texels",
+            "Walk 14 frames 19.76 fps 1.888 texels",
+            "Run 26 frames 22.45 fps 1.939 texels"
+        ]
+    );
+    assert_eq!(sidecar["frames"], 18 + 14 + 26);
+    // A tighter tolerance: more frames for every clip.
+    let options = ImpostorOptions { views: 1, motion: 0.5, ..ImpostorOptions::default() };
+    let out = Some(dir.path().join("tight"));
+    let report = impostor(&ImpostorSettings { options, out, ..ImpostorSettings::new(&path) }).unwrap();
+    let tight: Value = serde_json::from_slice(&std::fs::read(&report.files[0]).unwrap()).unwrap();
+    let frames: Vec<u64> = tight["clips"].as_array().unwrap().iter().map(|c| c["frames"].as_u64().unwrap()).collect();
+    assert!(frames.iter().zip([18, 14, 26]).all(|(&t, l)| t > l), "{frames:?}");
+    // A fixed rate is recorded as asked, each clip's motion still measured.
+    let output = vatbake(&["impostor", path.to_str().unwrap(), "--fps", "10", "--views", "1", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let fixed: Value = serde_json::from_slice(&std::fs::read(dir.path().join("Fox.impostor.json")).unwrap()).unwrap();
+    assert_eq!((fixed["fps"].as_f64(), fixed["motion"].clone()), (Some(10.0), Value::Null));
+    assert!(fixed["clips"][2]["motion"].as_f64().unwrap() > 2.0, "{}", fixed["clips"][2]);
+    let output = vatbake(&["impostor", path.to_str().unwrap(), "--motion", "0"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--motion 0: give 0.05 to 64 cell texels"), "{}", stderr(&output));
+}
+
 #[test]
 fn the_same_bytes_at_any_thread_count() {
     let (dir, _) = bake(&fixture("Kenney-MiniCharacters/character-female-a.glb"), &["--clips", "idle,walk"]);
     let path = dir.path().join("character-female-a.vat.json");
     let run = |threads: usize, out: &str| -> Vec<Vec<u8>> {
-        let settings = ImpostorSettings { out: Some(dir.path().join(out)), ..small(&path) };
+        // Each clip's frames chosen by its motion (the default) as well as drawn.
+        let mut settings = ImpostorSettings { out: Some(dir.path().join(out)), ..small(&path) };
+        settings.options.fps = FrameRate::Auto;
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let report = pool.install(|| impostor(&settings)).unwrap();
         report.files.iter().map(|f| std::fs::read(f).unwrap()).collect()
@@ -145,7 +198,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     };
     let (code, message) = run(&["--fps", "0"]);
     assert_eq!(code, Some(2));
-    assert!(message.contains("--fps 0: give 0.5 to 60 frames per second"), "{message}");
+    assert!(message.contains("--fps 0: give auto or 0.5 to 60 frames per second"), "{message}");
     let (code, message) = run(&["--elevations", "45,0"]);
     assert_eq!(code, Some(2));
     assert!(message.contains("lowest first"), "{message}");

@@ -22,13 +22,21 @@ import {
 export const MAX_RINGS = 8;
 
 /**
+ * The coverage an impostor fragment needs to be drawn (the materials' alphaTest). Under
+ * one half: between two baked views each view's reprojection is weighted about one
+ * half, and a part only one of them shows (the other hid it) must stay; measured in
+ * docs/IMPOSTORS.md ("Measured": 0.5 loses a leg the other view hid, 0.35 fattens).
+ */
+export const IMPOSTOR_ALPHA_TEST = 0.42;
+
+/**
  * Check a parsed impostor sidecar (`<name>.impostor.json`) is one this package draws.
  * @param {object} sidecar
  * @param {string} [where]
  */
 export function checkImpostor(sidecar, where = 'the impostor') {
-  if (sidecar?.format !== 'vatbake.impostor' || sidecar.format_version !== 1) {
-    throw new Error(`vatbake: ${where} is not a vatbake.impostor format_version 1 sidecar`);
+  if (sidecar?.format !== 'vatbake.impostor' || ![1, 2].includes(sidecar.format_version)) {
+    throw new Error(`vatbake: ${where} is not a vatbake.impostor sidecar of format_version 1 or 2`);
   }
   const rings = sidecar.views?.elevations ?? [];
   if (rings.length < 1 || rings.length > MAX_RINGS) {
@@ -271,7 +279,7 @@ vec4 impSample(sampler2D atlas) {
 /**
  * Patch a material (MeshStandardMaterial or any lit material, MeshDepthMaterial,
  * MeshDistanceMaterial) to draw impostor quads: the billboard in the vertex shader, the
- * atlas's colour and coverage (alpha-tested at `alphaTest`, 0.5 by default) and, for a
+ * atlas's colour and coverage (alpha-tested at `alphaTest`, IMPOSTOR_ALPHA_TEST by default) and, for a
  * lit material, its normal in the fragment shader.
  * @param {import('three').Material} material
  * @param {object} uniforms  impostorUniforms(), shared by reference
@@ -279,7 +287,7 @@ vec4 impSample(sampler2D atlas) {
  *   only, the material's own colour kept (a silhouette)
  */
 export function patchImpostorMaterial(material, uniforms, { lit = true, colour = true } = {}) {
-  if (!(material.alphaTest > 0)) material.alphaTest = 0.5;
+  if (!(material.alphaTest > 0)) material.alphaTest = IMPOSTOR_ALPHA_TEST;
   material.side = DoubleSide;
   material.onBeforeCompile = (shader) => {
     Object.assign(shader.uniforms, uniforms);

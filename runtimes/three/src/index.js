@@ -26,7 +26,7 @@ export { loadVat, fromParts, checkDescription, prepareTexture, restGeometry, mer
 export { VatMesh, patchMaterial } from './mesh.js';
 export { VatCrowd, lodThresholds, chooseLevel } from './crowd.js';
 export { VAT_GLSL, patchVertexShader } from './glsl.js';
-export { loadImpostor, impostorFromParts, checkImpostor, ImpostorMesh, impostorFrame, impostorView, impostorCell, impostorUniforms, patchImpostorMaterial, MAX_RINGS } from './impostor.js';
+export { loadImpostor, impostorFromParts, checkImpostor, ImpostorMesh, impostorFrame, impostorView, impostorCell, impostorUniforms, patchImpostorMaterial, MAX_RINGS, IMPOSTOR_ALPHA_TEST } from './impostor.js';
 export { undoDelta } from './delta.js';
 export { clipTable, clipFrame, clipRows, findClip } from './clips.js';
 export { sampleSocket, socketOnUnit, rootMotionAt } from './attach.js';

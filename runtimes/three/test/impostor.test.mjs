@@ -4,17 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { fromParts, VatCrowd, impostorFromParts, impostorFrame, impostorView, impostorCell, checkImpostor, ImpostorMesh } from '../src/index.js';
+import { fromParts, VatCrowd, impostorFromParts, impostorFrame, impostorView, impostorCell, checkImpostor, ImpostorMesh, IMPOSTOR_ALPHA_TEST } from '../src/index.js';
 
 // A sidecar as `vatbake impostor` writes it: clips A (loops, 4 frames) and B (not, 3).
 function sidecar() {
   return {
-    format: 'vatbake.impostor', format_version: 1,
+    format: 'vatbake.impostor', format_version: 2,
     description: { file: 'x.vat.json', bytes: 1, sha256: '' },
     cell: 16, columns: 5, width: 80, height: 96,
     views: { azimuths: 8, elevations: [0, 45] },
-    pivot: [0, 1, 0], size: 2 * Math.hypot(2, 3, 4), fps: 4, frames: 7,
-    clips: [{ name: 'A', first_frame: 0, frames: 4, duration: 1, looping: true }, { name: 'B', first_frame: 4, frames: 3, duration: 0.5, looping: false }],
+    pivot: [0, 1, 0], size: 2 * Math.hypot(2, 3, 4), fps: null, motion: 2, frames: 7,
+    clips: [{ name: 'A', first_frame: 0, frames: 4, duration: 1, looping: true, fps: 4, motion: 1.5 }, { name: 'B', first_frame: 4, frames: 3, duration: 0.5, looping: false, fps: 4, motion: 0.5 }],
     colour: { file: 'x.impostor.color.ktx2', bytes: 1, sha256: '' },
     normal: { file: 'x.impostor.normal.ktx2', bytes: 1, sha256: '' },
   };
@@ -65,7 +65,7 @@ test('impostorFromParts prepares the atlases; a sidecar of another kind is refus
   assert.equal(impostor.colour.flipY, false);
   assert.equal(impostor.gpuBytes, 2 * 80 * 96 * 4);
   assert.throws(() => checkImpostor({ format: 'vatbake.vat', format_version: 1 }), {
-    message: 'vatbake: the impostor is not a vatbake.impostor format_version 1 sidecar',
+    message: 'vatbake: the impostor is not a vatbake.impostor sidecar of format_version 1 or 2',
   });
   const nine = { ...sidecar(), views: { azimuths: 8, elevations: [0, 1, 2, 3, 4, 5, 6, 7, 8] } };
   assert.throws(() => checkImpostor(nine), { message: 'vatbake: the impostor: 9 elevation rings; this player draws 1 to 8' });
@@ -100,7 +100,8 @@ test('ImpostorMesh: per-unit clip and clock, the billboard and the atlases in th
   const depth = compile(mesh.customDepthMaterial);
   assert.ok(depth.fragmentShader.includes('impSample(impColour)'), 'the shadow is cut by the coverage');
   assert.ok(!depth.fragmentShader.includes('impNormal).xyz'));
-  assert.equal(mesh.customDepthMaterial.alphaTest, 0.5);
+  assert.equal(mesh.customDepthMaterial.alphaTest, IMPOSTOR_ALPHA_TEST);
+  assert.equal(IMPOSTOR_ALPHA_TEST, 0.42);
 });
 
 test('VatCrowd: the impostor is the last level, under one texel per pixel by default', () => {

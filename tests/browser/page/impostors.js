@@ -12,7 +12,7 @@ import { readMask } from './mask.js';
 
 let state = null;
 
-async function load(url, { blendViews = true, parallax = 3 } = {}) {
+async function load(url, { blendViews = true, parallax = 3, alphaTest = null } = {}) {
   const renderer = window.harness.renderer();
   const vat = window.harness.vat();
   state?.dispose();
@@ -26,6 +26,7 @@ async function load(url, { blendViews = true, parallax = 3 } = {}) {
   patchImpostorMaterial(impMask.material, impMask.uniforms, { lit: false, colour: false });
   const impColour = new ImpostorMesh(impostor, 1, { material: white(), blendViews, parallax });
   for (const m of [vatMask, vatColour, impMask, impColour]) m.frustumCulled = false;
+  if (alphaTest !== null) for (const m of [impMask, impColour]) m.material.alphaTest = alphaTest;
   state = {
     vat, impostor, vatMask, vatColour, impMask, impColour,
     dispose() {
@@ -93,12 +94,14 @@ function compare({ clip, time, azimuth, elevation, distance, screen = 1080 }) {
   const impRgb = pixels();
   let inter = 0;
   let union = 0;
+  let vatOnly = 0;
   let sum = 0;
   const channel = [0, 0, 0];
   for (let i = 0; i < size * size; i++) {
     const x = vatCovered[i * 4] > 127;
     const y = impCovered[i * 4] > 127;
     if (x || y) union++;
+    if (x && !y) vatOnly++;
     if (!(x && y)) continue;
     inter++;
     const p = lab(vatRgb[i * 4], vatRgb[i * 4 + 1], vatRgb[i * 4 + 2]);
@@ -109,6 +112,7 @@ function compare({ clip, time, azimuth, elevation, distance, screen = 1080 }) {
   return {
     iou: union ? inter / union : 0,
     union,
+    vatOnly,
     deltaE: inter ? sum / inter : 0,
     channel: channel.map((c) => (inter ? c / inter : 0)),
     vatMask,
