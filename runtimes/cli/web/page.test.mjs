@@ -52,7 +52,7 @@ test('the page bakes Fox.glb in a Worker as the native binary does', async () =>
     const sha = (f) => createHash('sha256').update(fs.readFileSync(path.join(dir, 'out', f))).digest('hex');
     assert.equal(links['Fox.vat.ktx2'], sha('Fox.vat.ktx2'));
     assert.equal(links['Fox.rest.glb'], sha('Fox.rest.glb'));
-    assert.match(await page.textContent('#summary'), /^1728 points × 162 rows in 3 clips; texture 1728×162, 415312 bytes; baked in \d+ ms/);
+    assert.match(await page.textContent('#summary'), /^1728 points × 162 rows in 3 clips; texture 1728×162, 339085 bytes; baked in \d+ ms/);
     await page.waitForFunction(() => document.body.dataset.playing, null, { timeout: 60_000 });
     assert.equal(await page.evaluate(() => document.body.dataset.playing), 'Survey');
     console.log(`# page: first bake ${await page.evaluate(() => document.body.dataset.bakeMs)} ms (Worker start, module compile, bake)`);
