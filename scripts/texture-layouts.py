@@ -160,8 +160,9 @@ def arrange(r, how, spans):
     scope = how.split('/')[1]
     if scope == 'row':
         return b''.join(block(r[y:y + 1]) for y in range(h))
-    if scope.startswith('rows'):  # blocks of K rows from the top, the last one shorter
-        k = int(scope[4:])
+    if scope.startswith('rows') or scope == '4MiB':  # blocks of K rows from the top, the last one shorter
+        # 4MiB: as many rows as 4 MiB of texels hold (the "planes" layout the bake writes)
+        k = int(scope[4:]) if scope.startswith('rows') else max(1, (4 << 20) // (w * 8))
         return b''.join(block(r[y:y + k]) for y in range(0, h, k))
     if scope == 'clip':
         return b''.join(block(r[first:first + n]) for first, n in sorted(spans))
@@ -192,7 +193,7 @@ ARRANGEMENTS = ['interleaved', 'bytes/row', 'channels/row', 'channels+bytes/row'
 OTHERS = [('as is', 'interleaved'), ('zigzag', 'interleaved'), ('as is', 'channels/image'),
           ('zigzag', 'channels/image'), ('zigzag', 'channels+bytes/image')]
 BYTE_NORMALS = ['interleaved', 'channels+bytes/row', 'channels+bytes/rows16', 'channels+bytes/rows64',
-                'channels+bytes/clip', 'channels+bytes/image']
+                'channels+bytes/clip', 'channels+bytes/image', 'channels+bytes/4MiB']
 
 
 # The layouts measured at the slow levels too (`--slow`).

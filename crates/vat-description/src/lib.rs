@@ -381,11 +381,51 @@ pub struct TextureDelta {
     pub order: u32,
     /// The undo in words, for a reader of the file.
     pub decode: String,
+    /// How the differences' bytes are arranged ([`DeltaLayout`]); absent: "interleaved",
+    /// the differences as RGBA16 texels, which `decode` alone undoes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<DeltaLayout>,
+    /// With `layout` "planes": the rows of each block of planes (the last block of
+    /// each image may be shorter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_rows: Option<u32>,
+    /// With `layout` "planes": its undo in words, done before `decode`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_decode: Option<String>,
 }
 
 /// The words of [`TextureDelta::decode`].
 pub const DELTA_DECODE: &str = "for j = order down to 1: within each clip of each band, for k = j to clip.rows-1 \
     in increasing order, texture row band*rows+clip.row+k += the row above it, per u16 channel, modulo 65536";
+
+/// The words of [`TextureDelta::decode`] with `layout` "planes": the RGB channels as
+/// [`DELTA_DECODE`], the alpha's two bytes each by one running sum modulo 256.
+pub const DELTA_DECODE_PLANES: &str = "R, G, B: for j = order down to 1: within each clip of each band, for k = j to \
+    clip.rows-1 in increasing order, texture row band*rows+clip.row+k += the row above it, per u16 channel, modulo \
+    65536; A: within each clip of each band, for k = 1 to clip.rows-1, its high byte and its low byte each += the \
+    row above's, modulo 256";
+
+/// The words of [`TextureDelta::layout_decode`].
+pub const LAYOUT_DECODE_PLANES: &str = "each image (the positions; with normals \"separate\" the normals) is cut from \
+    its first row into blocks of block_rows rows (the last shorter); a block of n rows holds its n*width texels as \
+    eight planes of n*width bytes, in order R high bytes, R low, G high, G low, B high, B low, A high, A low, texels \
+    row by row; then per texel, R, G and B: v = (z >> 1) xor -(z & 1) (zigzag, u16), and A's two bytes each \
+    b = (z >> 1) xor -(z & 1) (zigzag, u8); then per row, for x = 1 to width-1 in increasing order, R, G and B of \
+    texel x += those of texel x-1, modulo 65536";
+
+vat_model::closed_set! {
+    /// How a delta texture's bytes are arranged (`texture.delta.layout`).
+    #[derive(Default)]
+    pub enum DeltaLayout {
+        /// RGBA16 texels holding the differences.
+        #[default]
+        Interleaved = "interleaved",
+        /// The differences further predicted (R, G, B from the texel to the left; the
+        /// alpha's two bytes apart), zigzagged, and their bytes in eight planes per
+        /// block of rows: what a byte compressor sees as runs of alike bytes.
+        Planes = "planes",
+    }
+}
 
 fn merge_clips_absent() -> MergeClips {
     MergeClips::Never

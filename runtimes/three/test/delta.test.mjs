@@ -46,9 +46,67 @@ for (const order of [1, 2]) {
   });
 }
 
+// The "planes" layout, from docs/FORMAT.md's words: R, G, B under the delta, A's two
+// bytes each minus the row above's within a clip; per row R, G, B minus the texel to the
+// left; zigzag; each block of rows as eight byte planes.
+function encodePlanes(texels, order, blockRows) {
+  const out = encode(texels, order);
+  const len = width * 4;
+  for (let band = 0; band < bands; band++) {
+    for (const clip of clips) {
+      const top = band * rows + clip.row;
+      for (let y = top; y < top + clip.rows; y++) {
+        for (let i = y * len + 3; i < (y + 1) * len; i += 4) {
+          if (y === top) { out[i] = texels[i]; continue; }
+          const a = texels[i], b = texels[i - len];
+          out[i] = (((a >> 8) - (b >> 8)) & 0xff) << 8 | ((a - b) & 0xff);
+        }
+      }
+    }
+  }
+  const zig16 = (v) => { const s = (v << 16) >> 16; return ((s << 1) ^ (s >> 15)) & 0xffff; };
+  const zig8 = (v) => { const s = (v << 24) >> 24; return ((s << 1) ^ (s >> 7)) & 0xff; };
+  for (let y = 0; y < rows * bands; y++) {
+    for (let x = width - 1; x >= 0; x--) {
+      const i = (y * width + x) * 4;
+      for (let c = 0; c < 3; c++) out[i + c] = zig16(x ? out[i + c] - out[i + c - 4] : out[i + c]);
+      out[i + 3] = zig8(out[i + 3] >> 8) << 8 | zig8(out[i + 3] & 0xff);
+    }
+  }
+  const bytes = new Uint8Array(out.length * 2);
+  for (let start = 0; start < out.length; start += blockRows * len) {
+    const block = out.subarray(start, Math.min(out.length, start + blockRows * len));
+    const n = block.length / 4;
+    for (let t = 0; t < n; t++) {
+      for (let c = 0; c < 4; c++) {
+        bytes[start * 2 + 2 * c * n + t] = block[t * 4 + c] >> 8;
+        bytes[start * 2 + (2 * c + 1) * n + t] = block[t * 4 + c] & 0xff;
+      }
+    }
+  }
+  return new Uint16Array(bytes.buffer);
+}
+
+for (const order of [1, 2]) {
+  test(`order ${order}, layout "planes" in blocks of 4 rows: the undo gives the plain texels back bit for bit`, () => {
+    const original = plain();
+    const stored = encodePlanes(original, order, 4);
+    const desc = description(order);
+    desc.texture.delta = { ...desc.texture.delta, layout: 'planes', block_rows: 4 };
+    // The first plane holds R's high bytes: zigzag of small differences, mostly 0 or 0xff.
+    assert.notDeepEqual(stored, original);
+    // An offset view, as loadVat passes the normal layers.
+    const buffer = new Uint16Array(stored.length + 8);
+    buffer.set(stored, 8);
+    assert.deepEqual(undoDelta(buffer.subarray(8), desc), original);
+  });
+}
+
 test('a bake without a delta is left as it is; unknown orders and wrong sizes are refused', () => {
   const t = plain();
   assert.deepEqual(undoDelta(t.slice(), description(0)), t);
   assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 3 } } }), /order 3: this player undoes orders 1 and 2/);
+  assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 2, layout: 'rows' } } }), /layout "rows": this player undoes "interleaved" and "planes"/);
+  assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 2, layout: 'planes' } } }), /without block_rows/);
   assert.throws(() => undoDelta(new Uint16Array(8), description(2)), /8 texel values do not fill 3×14 in bands of 7 rows/);
 });

@@ -161,10 +161,16 @@ fn describe(made: &Made, glb: &[u8], settings: &BakeSettings) -> Description {
             height: layout.height as u32,
             bands: layout.bands as u32,
             column_order: settings.column_order,
-            delta: (settings.delta != crate::delta::Delta::None).then(|| description::TextureDelta {
-                mode: settings.delta,
-                order: settings.delta.order() as u32,
-                decode: description::DELTA_DECODE.into(),
+            delta: (settings.delta != crate::delta::Delta::None).then(|| {
+                let planes = crate::delta::layout_of(settings.delta) == Some(description::DeltaLayout::Planes);
+                description::TextureDelta {
+                    mode: settings.delta,
+                    order: settings.delta.order() as u32,
+                    decode: if planes { description::DELTA_DECODE_PLANES } else { description::DELTA_DECODE }.into(),
+                    layout: crate::delta::layout_of(settings.delta),
+                    block_rows: planes.then(|| crate::delta::block_rows(layout.width) as u32),
+                    layout_decode: planes.then(|| description::LAYOUT_DECODE_PLANES.into()),
+                }
             }),
             layers: layers_of(layout, settings).map(|l| l.count),
             layer_height: layers_of(layout, settings).map(|l| l.height),

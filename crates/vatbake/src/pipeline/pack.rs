@@ -221,6 +221,11 @@ struct Ktx2Stream<'a, W: std::io::Write + std::io::Seek> {
     padding_rows: usize,
     /// Rows changed before they are written (alpha zeroed, deltas).
     stored: Vec<u16>,
+    /// With a delta: the "planes" layout's block of rows being filled, its rows per
+    /// block, and the block arranged in planes.
+    block: Vec<u16>,
+    block_rows: usize,
+    arranged: Vec<u16>,
     /// The plain position texels, when [`keep_plain`].
     plain: Option<Vec<u16>>,
     evaluating: std::time::Duration,
@@ -261,6 +266,9 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
             total_rows: layout.height * images,
             padding_rows: layers.rows() - layout.height,
             stored: Vec::new(),
+            block: Vec::new(),
+            block_rows: crate::delta::block_rows(layout.width),
+            arranged: Vec::new(),
             plain: keep_plain(settings).then(|| Vec::with_capacity(layout.texels() * 4)),
             evaluating: std::time::Duration::ZERO,
             max_error: 0.0,
@@ -277,7 +285,8 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         settings: &BakeSettings,
     ) -> Result<(), vat_ktx2::Ktx2Error> {
         let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
-        let mut delta = crate::delta::Encoder::new(settings.delta, self.row_len, first);
+        let delta_layout = crate::delta::layout_of(settings.delta);
+        let mut delta = crate::delta::Encoder::new(settings.delta, delta_layout, self.row_len, first);
         let no_alpha = image == Image::Positions && settings.normals != NormalsMode::Packed;
         let plain = settings.delta == crate::delta::Delta::None && !no_alpha;
         self.watch.rows(self.row_counter()(self.out.writer.compressed()), self.total_rows);
@@ -292,6 +301,7 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
             Image::Normals => texels::stream_normal_texels(rig, poses, layout, columns, quantizing, sink)?,
         };
         self.evaluating += evaluating;
+        self.write_block()?;
         let padding = vec![0u16; self.row_len];
         for _ in 0..self.padding_rows {
             let (watch, total, rows) = (self.watch, self.total_rows, self.row_counter());
@@ -326,12 +336,47 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
                 if no_alpha {
                     self.stored.chunks_exact_mut(4).for_each(|texel| texel[3] = 0);
                 }
+                // The delta and its layout count as compression (pack_compress).
+                let at = Instant::now();
                 delta.encode(&mut self.stored);
+                self.out.nanos += at.elapsed().as_nanos() as u64;
+                if delta.planes() {
+                    // Whole blocks of rows in planes; the rest waits for the next rows.
+                    let block_len = self.block_rows * self.row_len;
+                    let mut fed = 0;
+                    while fed < self.stored.len() {
+                        let take = (block_len - self.block.len()).min(self.stored.len() - fed);
+                        self.block.extend_from_slice(&self.stored[fed..fed + take]);
+                        fed += take;
+                        if self.block.len() == block_len {
+                            self.write_block()?;
+                        }
+                    }
+                    return self.check_cancelled();
+                }
                 &self.stored[..]
             }
         };
         let (watch, total, counted) = (self.watch, self.total_rows, self.row_counter());
         self.out.write_rows(rows, &mut |bytes| watch.rows(counted(bytes), total))?;
+        self.check_cancelled()
+    }
+
+    /// Writes the block of rows filled so far, arranged in planes (none: nothing).
+    fn write_block(&mut self) -> Result<(), vat_ktx2::Ktx2Error> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let at = Instant::now();
+        crate::delta::to_planes(&self.block, &mut self.arranged);
+        self.out.nanos += at.elapsed().as_nanos() as u64;
+        self.block.clear();
+        let (watch, total, counted) = (self.watch, self.total_rows, self.row_counter());
+        self.out.write_rows(&self.arranged, &mut |bytes| watch.rows(counted(bytes), total))
+    }
+
+    /// Stops when the watch asks.
+    fn check_cancelled(&self) -> Result<(), vat_ktx2::Ktx2Error> {
         if self.watch.cancelled() {
             let stop = std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled");
             return Err(vat_ktx2::Ktx2Error::Io(stop));

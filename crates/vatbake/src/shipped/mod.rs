@@ -356,8 +356,16 @@ pub fn undo_delta(description: &Description, image: &mut vat_ktx2::Rgba16Image) 
     if rows == 0 || !(image.height as usize).is_multiple_of(rows) {
         return Err(format!("the texture's {} rows are not whole bands of {rows} rows", image.height));
     }
+    let row_len = image.width as usize * 4;
+    let layout = recorded.layout.unwrap_or_default();
+    if layout == crate::delta::DeltaLayout::Planes {
+        let block_rows = recorded.block_rows.filter(|&b| b > 0).ok_or_else(|| {
+            "texture.delta.layout \"planes\" without texture.delta.block_rows: the description is damaged".to_string()
+        })?;
+        crate::delta::undo_planes(&mut image.texels, row_len, block_rows as usize);
+    }
     let first = crate::delta::clip_starts(description.clips.iter().map(|c| c.row as usize), rows);
-    crate::delta::undo(delta, &mut image.texels, image.width as usize * 4, &first);
+    crate::delta::undo(delta, layout, &mut image.texels, row_len, &first);
     Ok(())
 }
 

@@ -48,14 +48,45 @@ pub fn read_ktx2(path: &Path) -> (ktx2::Header, Vec<u16>) {
 /// The texels a shader reads, from a KTX2's stored texels and its description: the
 /// delta the description records (`texture.delta.order` 1 or 2; none: as stored)
 /// undone as docs/FORMAT.md spells it, written here apart from vatbake's own undo:
-/// within each clip of each band, running sums (wrapping) down the rows, from the
-/// clip's third row and then from its second for order 2, from its second for order 1.
+/// with `layout` "planes" first each block's eight byte planes back into texels, R, G,
+/// B unzigzagged and summed along each row, the alpha's bytes unzigzagged; then within
+/// each clip of each band, running sums (wrapping) down the rows, from the clip's
+/// third row and then from its second for order 2, from its second for order 1 (the
+/// alpha's two bytes apart, once, with "planes"). One image (no layers).
 #[allow(dead_code)]
 pub fn undo_delta(mut texels: Vec<u16>, description: &serde_json::Value) -> Vec<u16> {
-    let order = description["texture"]["delta"]["order"].as_u64().unwrap_or(0) as usize;
+    let delta = &description["texture"]["delta"];
+    let order = delta["order"].as_u64().unwrap_or(0) as usize;
     let width = description["texture"]["width"].as_u64().unwrap() as usize;
     let rows = description["rows"].as_u64().unwrap() as usize;
     let bands = description["texture"]["bands"].as_u64().unwrap() as usize;
+    let planes = delta["layout"] == "planes";
+    if planes {
+        let block = delta["block_rows"].as_u64().unwrap() as usize * width * 4;
+        let bytes: Vec<u8> = texels.iter().flat_map(|v| v.to_le_bytes()).collect();
+        for (start, chunk) in (0..texels.len()).step_by(block).zip(bytes.chunks(block * 2)) {
+            let n = chunk.len() / 8;
+            for i in 0..n {
+                for c in 0..4 {
+                    texels[start + i * 4 + c] =
+                        u16::from(chunk[2 * c * n + i]) << 8 | u16::from(chunk[(2 * c + 1) * n + i]);
+                }
+            }
+        }
+        for row in texels.chunks_exact_mut(width * 4) {
+            let mut sum = [0u16; 3];
+            for texel in row.chunks_exact_mut(4) {
+                for c in 0..3 {
+                    let z = texel[c];
+                    sum[c] = sum[c].wrapping_add((z >> 1) ^ 0u16.wrapping_sub(z & 1));
+                    texel[c] = sum[c];
+                }
+                let [lo, hi] = texel[3].to_le_bytes();
+                let un = |z: u8| (z >> 1) ^ 0u8.wrapping_sub(z & 1);
+                texel[3] = u16::from_le_bytes([un(lo), un(hi)]);
+            }
+        }
+    }
     for band in 0..bands {
         for clip in description["clips"].as_array().unwrap() {
             let first = band * rows + clip["row"].as_u64().unwrap() as usize;
@@ -66,7 +97,13 @@ pub fn undo_delta(mut texels: Vec<u16>, description: &serde_json::Value) -> Vec<
                     for i in 0..width * 4 {
                         let above = texels[(y - 1) * width * 4 + i];
                         let at = &mut texels[y * width * 4 + i];
-                        *at = at.wrapping_add(above);
+                        if !planes || i % 4 != 3 {
+                            *at = at.wrapping_add(above);
+                        } else if pass == 0 {
+                            let [a0, a1] = at.to_le_bytes();
+                            let [b0, b1] = above.to_le_bytes();
+                            *at = u16::from_le_bytes([a0.wrapping_add(b0), a1.wrapping_add(b1)]);
+                        }
                     }
                 }
             }
