@@ -843,7 +843,7 @@ fn a_dry_run_and_inspect_write_nowhere() {
     let text = run(&["bake", fox_path, "-o", out_path, "--dry-run"]);
     assert!(text.starts_with("would bake "), "{text}");
     let text = run(&["inspect", fox_path]);
-    assert!(text.contains("415.3 KB"), "{text}");
+    assert!(text.contains("339.1 KB"), "{text}");
     assert_eq!(listing(&out), before);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "only the bake's folder");
     assert!(!nowhere.exists());
