@@ -33,6 +33,8 @@ export interface VatClipDescription {
   slot?: string | null;
   source_index?: number;
   merged_from?: number[];
+  /** `--fps auto`: the rate this clip's rows were chosen at and their largest error between rows (model units). Play at `rate` either way. */
+  auto_rate?: { fps: number; max_error: number };
   [field: string]: unknown;
 }
 

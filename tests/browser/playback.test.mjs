@@ -58,6 +58,10 @@ const FIXTURES = [
   { name: 'Fox-normals-none', model: 'Fox/Fox.glb', args: ['--normals', 'none'], clips: ['Run'], control: { clip: 'Run', at: 2 / 3 } },
   // --rest-mesh meshopt: the rest GLB under EXT_meshopt_compression, read by loadVat through
   // a GLTFLoader given three.js's MeshoptDecoder (page/harness.js).
+  // --fps auto: each clip at its own rate (the Fox's Survey 12 rows per second, Walk 48,
+  // Run 60; the character's idle 9), checked between rows too (offRow, below).
+  { name: 'Fox-fps-auto', model: 'Fox/Fox.glb', args: ['--fps', 'auto'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 }, offRow: true },
+  { name: 'Kenney-PlatformerCharacter-fps-auto', model: 'Kenney-PlatformerCharacter/character.glb', args: ['--fps', 'auto'], clips: ['idle', 'walk', 'jump'], control: { clip: 'jump', at: 2 / 3 }, offRow: true },
   { name: 'Fox-rest-meshopt', model: 'Fox/Fox.glb', args: ['--rest-mesh', 'meshopt'], clips: ['Survey', 'Walk', 'Run'], control: { clip: 'Run', at: 2 / 3 } },
 ];
 
@@ -193,6 +197,45 @@ for (const fixture of FIXTURES) {
           const bar = r.between ? Math.min(MIN_IOU, r.stepIoU) : MIN_IOU;
           assert.ok(r.iou >= bar, `t=${r.t.toFixed(4)}${r.between ? ' (between rows)' : ''}: IoU ${r.iou.toFixed(4)} < ${bar.toFixed(4)} (VAT ${r.vatPixels} px, three.js ${r.threePixels} px); see artifacts/${fixture.name}/`);
         }
+      });
+    }
+
+    if (fixture.offRow) {
+      // Between rows, where --fps auto chose how far apart the rows are: at a quarter, a
+      // half and three quarters of three segments of each clip, the unit as the runtime
+      // plays it (interpolating) against three.js's SkinnedMesh at the same time: the
+      // silhouettes agree (IoU ≥ 0.98) and no played point is farther from the nearest
+      // three.js vertex than the error the bake recorded for the clip, plus 1e-4 of the
+      // diagonal for float32 skinning and 16-bit quantization.
+      test('between rows: interpolated playback against three.js (IoU and worst distance)', async (t) => {
+        const d = info.description;
+        const diag = 2 * Math.hypot(...d.positions.half_extent);
+        const lines = [];
+        for (const clipName of fixture.clips) {
+          const clip = d.clips.find((c) => c.name === clipName);
+          assert.ok(clip.auto_rate, `clip "${clipName}" records the rate --fps auto chose`);
+          const sources = clip.merged_from ?? [clip.source_index];
+          const last = clip.rows - 1;
+          const segments = [0, Math.floor(last / 2), last - 1].filter((k, i, all) => k >= 0 && all.indexOf(k) === i);
+          const times = segments.flatMap((k) => [0.25, 0.5, 0.75].map((f) => (k + f) / clip.rate));
+          const distances = await page().evaluate(([c, s, l, ts]) => window.harness.offRowDistance(c, s, l, ts), [clipName, sources, clip.loop, times]);
+          const bound = clip.auto_rate.max_error + 1e-4 * diag;
+          for (const r of distances) {
+            const vat = decodeMask(await page().evaluate(([c, tt]) => window.harness.renderVat(c, tt), [clipName, r.t]));
+            const three = decodeMask(await page().evaluate(([s, tt, l]) => window.harness.renderSource(s, tt, l), [sources, r.t, clip.loop]));
+            r.iou = iou(vat, three).iou;
+            writeComparison(SIZE, path.join(ARTIFACTS, fixture.name, `between-${slug(clipName)}-t${r.t.toFixed(4)}.png`), vat, three);
+          }
+          record.clips[`${clipName} (between rows)`] = distances;
+          const worst = Math.max(...distances.map((r) => r.worst));
+          const lowest = Math.min(...distances.map((r) => r.iou));
+          lines.push(`"${clipName}" ${clip.auto_rate.fps} rows/s: IoU ≥ ${lowest.toFixed(4)}, worst ${(worst / diag).toExponential(2)} of the diagonal (bake recorded ${(clip.auto_rate.max_error / diag).toExponential(2)})`);
+          for (const r of distances) {
+            assert.ok(r.iou >= MIN_IOU, `"${clipName}" t=${r.t.toFixed(4)} (between rows ${r.row} and ${r.row + 1}): IoU ${r.iou.toFixed(4)} < ${MIN_IOU}`);
+            assert.ok(r.worst <= bound, `"${clipName}" t=${r.t.toFixed(4)}: a played point is ${r.worst} from three.js's nearest vertex, past ${bound}`);
+          }
+        }
+        t.diagnostic(`${fixture.name}: ${lines.join('; ')}`);
       });
     }
 

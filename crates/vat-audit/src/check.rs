@@ -244,7 +244,9 @@ pub fn check_description(description: &Description) -> Vec<Finding> {
         "the description disagrees with itself (edited by hand, or written by a broken tool): re-bake the unit";
     let settings = &description.settings;
     for clip in &description.clips {
-        if let Some(problem) = clip_problem(clip, settings.fps, settings.max_frames) {
+        // `--fps auto`: each clip's rows follow the rule at its own chosen rate.
+        let fps = clip.auto_rate.as_ref().map_or(settings.fps, |auto| auto.fps);
+        if let Some(problem) = clip_problem(clip, fps, settings.max_frames) {
             findings.push(
                 Finding::new(Kind::InconsistentClip, format!("clip \"{}\" {problem}", clip.name), hand_edited)
                     .clip(&clip.name),
@@ -500,7 +502,9 @@ pub fn check_source(baked: &Description, source: &SourceClips, table: &AliasTabl
             continue;
         };
         let Some(source_duration) = source.clips[index].duration else { continue };
-        if source_duration > 0.0 && clip.rows == 1 {
+        // Under `--fps auto` one row is the bake's measured choice: the clip stays within
+        // its tolerance of that pose (a held pose), so it is not frozen by mistake.
+        if source_duration > 0.0 && clip.rows == 1 && clip.auto_rate.is_none() {
             findings.push(
                 Finding::new(
                     Kind::FrozenClip,
@@ -751,6 +755,10 @@ mod tests {
         assert!(findings[0]
             .message
             .contains("lasts 4.000 s in the source but 3.417 s in the bake, so it would play 1.17× too fast"));
+        // One row that `--fps auto` chose (a held pose) is no frozen clip.
+        baked.clips[1].auto_rate = Some(vat_description::AutoRate { fps: 1.0, max_error: 0.0 });
+        assert_eq!(kinds(&check_source(&baked, &source, &AliasTable::builtin())), [Kind::DurationMismatch]);
+        baked.clips[1].auto_rate = None;
         // Within tolerance: no finding.
         source.clips[0].duration = Some(3.4166667 + 5e-4);
         baked.clips[1].rows = 22;
@@ -784,6 +792,14 @@ mod tests {
         baked.clips[2].rows = 10;
         baked.clips[2].rate = 9.0 / baked.clips[2].duration;
         assert!(check_description(&baked).iter().all(|f| f.clip.as_deref() != Some("Run")));
+        // Under `--fps auto`, each clip's rows follow the rule at its own rate.
+        let (mut baked, _) = fox();
+        baked.clips[2].rows = 15; // 1.1583 s at 12 rows per second: round(13.9) + 1
+        baked.clips[2].rate = 14.0 / baked.clips[2].duration;
+        baked.clips[2].auto_rate = Some(vat_description::AutoRate { fps: 12.0, max_error: 0.5 });
+        baked.rows = 141;
+        baked.texture.height = 141;
+        assert_eq!(check_description(&baked), []);
         // A single row is at the bake's fps.
         let (mut baked, _) = fox();
         baked.clips[0].rows = 1;
@@ -858,6 +874,7 @@ mod tests {
             looping: false,
             loop_row: false,
             root_motion: None,
+            auto_rate: None,
         });
         let findings = check_source(&baked, &source, &AliasTable::builtin());
         assert_eq!(kinds(&findings), [Kind::EmptySlot]);

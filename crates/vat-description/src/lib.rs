@@ -243,8 +243,15 @@ impl Source {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// Target sampling rate in rows per second.
+    /// Target sampling rate in rows per second; with `fps_tolerance` (`--fps auto`), the
+    /// highest rate a clip may be given and the rate of the true pose it is held to.
     pub fps: f32,
+    /// `--fps auto`: each clip got the lowest whole rate (1 to `fps` rows per second)
+    /// at which the linear interpolation between its rows stays within this fraction of
+    /// the animation bounds' diagonal of the true pose at every `1 / fps` s, over every
+    /// point (`clips[i].auto_rate`). Absent: every clip at `fps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fps_tolerance: Option<f32>,
     /// Cap on rows per clip, if one was set.
     pub max_frames: Option<u32>,
     /// Widest texture allowed; wider point sets wrap into bands.
@@ -740,6 +747,25 @@ pub struct ClipEntry {
     /// absent: kept in the texels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_motion: Option<RootMotion>,
+    /// `--fps auto`: the rate chosen for this clip and what it keeps; absent: the clip
+    /// is at `settings.fps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_rate: Option<AutoRate>,
+}
+
+/// One clip's rate under `--fps auto` (`settings.fps_tolerance`).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AutoRate {
+    /// The rate the row rule was given for this clip (`rows = round(duration × fps) + 1`,
+    /// then `--max-frames`): the lowest whole rate within the tolerance, at most
+    /// `settings.fps`. `rate` is what the rule made of it.
+    pub fps: f32,
+    /// The largest distance, in model units, between the linear interpolation of the
+    /// clip's rows (as evaluated, before 16-bit quantization) and the true pose, over
+    /// every point at every `1 / settings.fps` s of the clip: within the tolerance, unless
+    /// even `settings.fps` rows per second are not.
+    pub max_error: f32,
 }
 
 /// A clip's root motion, taken out of its texels. The root is the skin's `skeleton`

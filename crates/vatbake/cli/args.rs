@@ -645,7 +645,12 @@ mod tests {
         let given = options(&["--max-width", "16384", "--fps", "30", "--zstd-level", "5", "--format", "vatbake"]);
         assert_eq!(
             (given.max_width, given.fps, given.zstd_level, given.format),
-            (Some(16_384), Some(30.0), Some(5), Some(vatbake::settings::OutputFormat::Vatbake))
+            (
+                Some(16_384),
+                Some(vatbake::settings::Fps::Rate(30.0)),
+                Some(5),
+                Some(vatbake::settings::OutputFormat::Vatbake)
+            )
         );
         // A width beside --max-size's is refused, the default's value too (clap's words
         // on the command line; BakeOptions::settings' from a roster).

@@ -250,7 +250,10 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
             }
             out!(
                 "  settings  fps {}, points {}, max width {}, columns {}, delta {}, zstd {}{}, merge {}{}",
-                d.settings.fps,
+                match d.settings.fps_tolerance {
+                    Some(t) => format!("auto (at most {}, tolerance {t} of the diagonal)", d.settings.fps),
+                    None => d.settings.fps.to_string(),
+                },
                 d.settings.points,
                 d.settings.max_width,
                 d.settings.column_order,

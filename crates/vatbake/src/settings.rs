@@ -11,6 +11,7 @@ use crate::slots::Aliases;
 pub use crate::features::animations::{AnimationNames, AnimationTranslations};
 pub use crate::features::layers::{parse_bytes, Device, MaxSize};
 pub use crate::features::normals::NormalsMode;
+pub use crate::features::rates::{Fps, AUTO_CEILING, DEFAULT_FPS_TOLERANCE};
 pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
 pub use vat_description::RestMeshEncoding;
 
@@ -156,8 +157,11 @@ pub struct BakeSettings {
     pub out_dir: PathBuf,
     /// Stem of the output files.
     pub name: String,
-    /// Rows per second each clip is sampled at.
+    /// Rows per second each clip is sampled at; with `fps_tolerance`, the highest a clip may get.
     pub fps: f32,
+    /// `--fps auto`: the largest off-row error each clip's rate is chosen within, as a
+    /// fraction of the animation bounds' diagonal; `None`: every clip at `fps`.
+    pub fps_tolerance: Option<f32>,
     /// Cap on rows per clip; a longer clip is resampled over the same duration.
     pub max_frames: Option<u32>,
     /// Widest texture allowed, in texels; more points wrap into bands.
@@ -282,6 +286,7 @@ impl BakeSettings {
     pub fn recorded(&self) -> description::Settings {
         description::Settings {
             fps: self.fps,
+            fps_tolerance: self.fps_tolerance,
             max_frames: self.max_frames,
             max_width: self.max_width,
             points: self.points.to_string(),
@@ -390,9 +395,16 @@ where
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct BakeOptions {
-    /// Rows per second to sample each clip at [default: 30]
-    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true))]
-    pub fps: Option<f32>,
+    /// Rows per second to sample each clip at, or auto: each clip at the lowest whole rate (1 to 60) whose
+    /// interpolation between rows stays within --fps-tolerance of its pose at 60 Hz (clips[i].auto_rate)
+    /// [default: 30]
+    #[serde(default, deserialize_with = "fps")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FPS|auto", allow_negative_numbers = true))]
+    pub fps: Option<Fps>,
+    /// With --fps auto: the largest error between rows, as a fraction of the animation bounds' diagonal
+    /// (0.0037: 3.7 mm on a unit 1 m across) [default: 0.0037]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FRACTION", allow_negative_numbers = true))]
+    pub fps_tolerance: Option<f32>,
     /// Cap on rows per clip; longer clips are resampled evenly (their duration and rate are recorded).
     #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub max_frames: Option<u32>,
@@ -582,6 +594,20 @@ fn parsed<'de, D: serde::Deserializer<'de>, T: std::str::FromStr<Err = String>>(
     String::deserialize(deserializer)?.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
+/// `fps` from a number or a string (`30`, `"30"`, `"auto"`).
+fn fps<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Fps>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Given {
+        Rate(f32),
+        Text(String),
+    }
+    match Given::deserialize(deserializer)? {
+        Given::Rate(rate) => Ok(Some(Fps::Rate(rate))),
+        Given::Text(text) => text.parse().map(Some).map_err(serde::de::Error::custom),
+    }
+}
+
 /// A byte count from a number or a string with a unit ("256MiB").
 fn bytes<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     #[derive(Deserialize)]
@@ -629,10 +655,26 @@ impl BakeOptions {
     /// The settings of a bake of `input` into `out_dir`, every value checked; an
     /// error names the setting by its flag.
     pub fn settings(self, input: PathBuf, out_dir: PathBuf) -> Result<BakeSettings, Error> {
-        let fps = self.fps.unwrap_or(DEFAULT_FPS);
+        let (fps, fps_tolerance) = match (self.fps, self.fps_tolerance) {
+            (Some(Fps::Auto), tolerance) => (AUTO_CEILING, Some(tolerance.unwrap_or(DEFAULT_FPS_TOLERANCE))),
+            (_, Some(tolerance)) => {
+                return Err(Error::usage(format!(
+                    "--fps-tolerance {tolerance}: it is the error --fps auto chooses each clip's rate by; \
+                     add --fps auto, or drop --fps-tolerance"
+                )))
+            }
+            (Some(Fps::Rate(fps)), None) => (fps, None),
+            (None, None) => (DEFAULT_FPS, None),
+        };
         if !(fps.is_finite() && fps > 0.0 && fps <= 1000.0) {
             return Err(Error::usage(format!(
-                "--fps {fps}: give a rate above 0 and at most 1000 rows per second (e.g. 30)"
+                "--fps {fps}: give a rate above 0 and at most 1000 rows per second (e.g. 30), or auto"
+            )));
+        }
+        if let Some(t) = fps_tolerance.filter(|t| !(t.is_finite() && *t > 0.0 && *t < 1.0)) {
+            return Err(Error::usage(format!(
+                "--fps-tolerance {t}: give the largest error between rows as a fraction of the animation's \
+                 bounds diagonal, above 0 and below 1 (e.g. 0.0037)"
             )));
         }
         if self.max_frames == Some(0) {
@@ -773,6 +815,7 @@ impl BakeOptions {
             out_dir,
             name,
             fps,
+            fps_tolerance,
             max_frames: self.max_frames,
             max_width,
             // A bone bake keeps every point (bone_mode_checks refuses a count).
@@ -849,7 +892,8 @@ impl BakeOptions {
         let root_motion = RootMotionChoice { default: s.root_motion, clips: s.root_motion_clips.clone() };
         let normals = s.normals;
         Ok(BakeOptions {
-            fps: Some(s.fps),
+            fps: Some(if s.fps_tolerance.is_some() { Fps::Auto } else { Fps::Rate(s.fps) }),
+            fps_tolerance: s.fps_tolerance,
             max_frames: s.max_frames,
             // With a height bound, the width is --max-size's.
             max_width: s.max_height.is_none().then_some(s.max_width),
@@ -1000,7 +1044,8 @@ mod tests {
     /// compile here until it is given a value.
     fn every_option() -> BakeOptions {
         BakeOptions {
-            fps: Some(24.0),
+            fps: Some(Fps::Auto),
+            fps_tolerance: Some(0.005),
             max_frames: Some(12),
             max_width: Some(2048),
             points: Some(PointBudget::Count(123)),
@@ -1124,6 +1169,7 @@ mod tests {
         out_dir,
         name,
         fps,
+        fps_tolerance,
         max_frames,
         max_width,
         points,

@@ -42,7 +42,7 @@ pub struct VerifySettings {
 pub struct VerifyFinding {
     /// A stable code: `source-changed`, `texture-bytes`, `texture-sha256`,
     /// `mesh-sha256`, `texture-unreadable`, `texture-shape`, `points`, `clips`,
-    /// `bounds`, `over-tolerance`, `normals`, `frozen-clip`, `rest-pose`, `rest-mesh`,
+    /// `bounds`, `over-tolerance`, `off-row`, `normals`, `frozen-clip`, `rest-pose`, `rest-mesh`,
     /// `export-missing`, `export-bytes`, `export-sha256`, `lod-missing`, `lod-sha256`, `lod`.
     pub code: &'static str,
     /// What is wrong, naming the file, clip and row.
@@ -72,6 +72,14 @@ pub struct ClipCheck {
     pub worst_point: u32,
     /// Largest angle between a decoded normal and the fresh one, in degrees.
     pub max_normal_error_degrees: f32,
+    /// Times between rows compared: every 1/60 s of the clip that is not a row's time.
+    pub off_row_times: u32,
+    /// Largest distance, at those times, between the decoded rows interpolated as a
+    /// player does (linearly) and the fresh pose, in model units: what a fixed rate
+    /// or `--fps auto` (`clips[i].auto_rate`) leaves between rows.
+    pub off_row_max_error: f32,
+    /// `off_row_max_error` over the bounds diagonal.
+    pub off_row_max_error_fraction: f32,
     /// Whether the clip is within the tolerances.
     pub passed: bool,
 }
@@ -676,6 +684,7 @@ fn compare(
     let compared = compare_rows(d, shipped, rest, lods, fresh);
     check_bounds(files, &compared, layout.rows, &grid, &mut report, &mut note);
     judge_clips(files, &compared, rest.is_some(), &mut report, &mut note);
+    judge_off_rows(files, shipped, fresh, &mut report, &mut note);
     report.lods = judge_lods(&compared, lods, report.tolerance, report.diagonal, &mut note);
     report
 }
@@ -951,6 +960,9 @@ fn judge_clips(
             worst_row,
             worst_point: worst.point as u32,
             max_normal_error_degrees: normal_degrees,
+            off_row_times: 0,
+            off_row_max_error: 0.0,
+            off_row_max_error_fraction: 0.0,
             passed,
         });
     }
@@ -964,6 +976,78 @@ fn judge_clips(
                 files.mesh.display()
             ),
         );
+    }
+}
+
+/// Each clip between its rows: at every 1/60 s of the clip that falls between two rows,
+/// the decoded rows interpolated linearly (as `@vatbake/three` plays them) against the
+/// fresh pose (the root motion the rows took out, interpolated, taken out of it too),
+/// every point. Recorded on each clip's check; under `--fps auto` a clip is held to the
+/// error its bake recorded (`clips[i].auto_rate.max_error`, measured on the rows before
+/// quantization), plus the comparison's tolerance: past it, an `off-row` finding.
+/// A `--loop-rows` clip's appended row is not between two of the source's times.
+fn judge_off_rows(
+    files: &ShippedFiles,
+    shipped: &Shipped,
+    fresh: &Fresh,
+    report: &mut VerifyReport,
+    note: &mut impl FnMut(&'static str, String),
+) {
+    let d = &files.description;
+    let points = fresh.layout.points;
+    for check in report.clips.iter_mut() {
+        let Some(i) = d.clips.iter().position(|c| c.row == check.row && c.name == check.name) else { continue };
+        let (clip, Some(entry)) = (&d.clips[i], fresh.entries.get(i)) else { continue };
+        let rows = (clip.rows.min(entry.rows) as usize).saturating_sub(usize::from(clip.loop_row));
+        if rows < 2 || clip.row as usize + rows > shipped.rows() || entry.row as usize + rows > fresh.layout.rows {
+            continue;
+        }
+        let duration = (rows - 1) as f32 / clip.rate;
+        let times: Vec<(f32, usize, f32)> = crate::features::rates::truth_times(duration)
+            .into_iter()
+            .filter_map(|t| {
+                let at = (f64::from(t) * f64::from(clip.rate)).clamp(0.0, (rows - 1) as f64);
+                let k = (at.floor() as usize).min(rows - 2);
+                let a = (at - k as f64) as f32;
+                (a > 1e-3 && a < 1.0 - 1e-3).then_some((t, k, a))
+            })
+            .collect();
+        let decoded: Vec<Vec<Vec3>> =
+            (0..rows).into_par_iter().map(|k| shipped.positions(clip.row as usize + k)).collect();
+        let (worst, at) = times
+            .par_iter()
+            .map_init(
+                || vec![Vec3A::ZERO; points],
+                |truth, &(t, k, a)| {
+                    fresh.positions_at(i, t, entry.row as usize + k, a, truth);
+                    let (p, q) = (&decoded[k], &decoded[k + 1]);
+                    let error =
+                        (0..points).map(|j| p[j].lerp(q[j], a).distance(Vec3::from(truth[j]))).fold(0.0, f32::max);
+                    (error, t)
+                },
+            )
+            .reduce(|| (0.0, 0.0), |x, y| if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) { y } else { x });
+        check.off_row_times = times.len() as u32;
+        check.off_row_max_error = worst;
+        check.off_row_max_error_fraction = if report.diagonal > 0.0 { worst / report.diagonal } else { 0.0 };
+        let Some(auto) = &clip.auto_rate else { continue };
+        let bound = auto.max_error * 1.001 + report.tolerance;
+        if worst > bound || worst.is_nan() {
+            check.passed = false;
+            note(
+                "off-row",
+                format!(
+                    "{}: clip \"{}\" plays up to {worst:.4e} model units ({:.3}% of the bounds diagonal) from its \
+                     source between rows, at {at:.4} s; its bake recorded {:.4e} for its {} rows/s (--fps auto), \
+                     and the tolerance is {bound:.4e}: the rows or the rate are not the bake's; re-bake the unit",
+                    files.path.display(),
+                    clip.name,
+                    100.0 * check.off_row_max_error_fraction,
+                    auto.max_error,
+                    auto.fps
+                ),
+            );
+        }
     }
 }
 

@@ -228,6 +228,11 @@ fn usage_errors_exit_2() {
         (&["--name", "../escape"][..], "is not a plain file name"),
         (&["--fps", "0"][..], "--fps 0: give a rate above 0 and at most 1000 rows per second (e.g. 30)"),
         (&["--fps", "-5"][..], "--fps -5: give a rate above 0 and at most 1000 rows per second (e.g. 30)"),
+        (
+            &["--fps-tolerance", "0.01"][..],
+            "--fps-tolerance 0.01: it is the error --fps auto chooses each clip's rate by",
+        ),
+        (&["--fps", "auto", "--fps-tolerance", "0"][..], "--fps-tolerance 0: give the largest error between rows"),
         (&["--max-width", "0"][..], "--max-width 0"),
         (&["--zstd-level", "40"][..], "Zstandard levels run from 1 to 22"),
         (&["--threads", "0"][..], "--threads 0: give at least one thread"),
@@ -477,5 +482,5 @@ fn a_refused_flag_under_json_is_an_error_object() {
     assert_eq!(error["error"]["code"], 2);
     assert_eq!(error["error"]["kind"], "usage");
     assert_eq!(error["error"]["file"], Value::Null);
-    assert_eq!(error["error"]["message"], "invalid value 'fast' for '--fps <FPS>': invalid float literal");
+    assert_eq!(error["error"]["message"], "invalid value 'fast' for '--fps <FPS|auto>': \"fast\" is not a rate: give rows per second (e.g. 30) or \"auto\"");
 }

@@ -525,8 +525,64 @@ function unfold(ox, oy) {
 // camera() and vat() are for players.js (PlayCanvas): the three.js camera, and what
 // loadVat returned for the loaded bake with its VatMesh as `mesh`; renderer() for
 // three-vat.js, which draws three-vat's mesh with it.
+/**
+ * Between rows (`--fps auto` bakes): at each clip time of `times`, every point as the
+ * runtime plays it (the two stored rows around the time blended linearly, decoded from
+ * the texels loadVat holds) against three.js's own SkinnedMesh posed by AnimationMixer
+ * at that time (every vertex through getVertexPosition: morph targets and skinning, then
+ * the mesh's world matrix). Returns, per time, the worst distance from a played point to
+ * the nearest three.js vertex (no correspondence is assumed between the baked points and
+ * the source's vertices, so this is a lower bound of the per-point error).
+ */
+function offRowDistance(clipName, sourceIndices, loop, times) {
+  const d = vat.description;
+  const clip = d.clips.find((c) => c.name === clipName);
+  const texels = vat.texture.image.data;
+  const rest = mesh.geometry;
+  const [cx, cy, cz] = d.positions.center;
+  const [hx, hy, hz] = d.positions.half_extent;
+  const decode = (i, row) => {
+    const o = ((Math.round(rest.attributes.uv1.getY(i) * d.texture.height) + row) * d.texture.width + Math.floor(rest.attributes.uv1.getX(i) * d.texture.width)) * 4;
+    return [((texels[o] / 65535) * 2 - 1) * hx + cx, ((texels[o + 1] / 65535) * 2 - 1) * hy + cy, ((texels[o + 2] / 65535) * 2 - 1) * hz + cz];
+  };
+  const out = [];
+  for (const t of times) {
+    const frame = Math.min(Math.max(t * clip.rate, 0), clip.rows - 1);
+    const k = Math.min(Math.floor(frame), Math.max(clip.rows - 2, 0));
+    const a = clip.rows > 1 ? frame - k : 0;
+    const played = [];
+    for (let i = 0; i < d.points; i++) {
+      const p = decode(i, clip.row + k);
+      const q = clip.rows > 1 ? decode(i, clip.row + k + 1) : p;
+      played.push([0, 1, 2].map((c) => p[c] + (q[c] - p[c]) * a));
+    }
+    poseSource(sourceIndices, t, loop);
+    const vertices = [];
+    const v = new THREE.Vector3();
+    source.scene.traverse((o) => {
+      if (!o.isMesh) return;
+      for (let i = 0; i < o.geometry.attributes.position.count; i++) {
+        o.getVertexPosition(i, v);
+        v.applyMatrix4(o.matrixWorld);
+        vertices.push(v.x, v.y, v.z);
+      }
+    });
+    let worst = 0;
+    for (const p of played) {
+      let nearest = Infinity;
+      for (let j = 0; j < vertices.length; j += 3) {
+        const dx = vertices[j] - p[0], dy = vertices[j + 1] - p[1], dz = vertices[j + 2] - p[2];
+        nearest = Math.min(nearest, dx * dx + dy * dy + dz * dz);
+      }
+      worst = Math.max(worst, Math.sqrt(nearest));
+    }
+    out.push({ t, row: k, fraction: a, worst });
+  }
+  return out;
+}
+
 window.harness = {
-  init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck,
+  init, load, relayer, renderVat, renderSource, renderShadow, socketCheck, renderRootMotion, decodeCheck, offRowDistance,
   camera: () => camera,
   renderer: () => renderer,
   vat: () => ({ ...vat, mesh }),

@@ -23,8 +23,9 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) ->
     let model = &source.model;
     let (clips, slots) = clips_and_slots(model, settings, &mut run.found.warnings)?;
     refuse_morph_animation(model, &clips, settings)?;
-    let clip_rows = clip_rows(&clips, settings);
-    let mut posed = run.clock.stage(Stage::Evaluate, || evaluate(model, &clips, slots, &clip_rows, settings))?;
+    let rates = clip_rows(model, &clips, settings);
+    let mut posed = run.clock.stage(Stage::Evaluate, || evaluate(model, &clips, slots, &rates, settings))?;
+    run.clock.timings.evaluate += rates.ms;
     let palette = fitting_palette(&posed.rig, settings)?;
     let bounds =
         run.clock.stage(Stage::Bounds, || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;

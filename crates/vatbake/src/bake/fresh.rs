@@ -4,7 +4,7 @@
 //! through this and nothing else: what it compares a shipped texture with is here.
 
 use anyhow::Result;
-use vat_model::{Columns, Layout};
+use vat_model::{Clip, Columns, Layout};
 use vat_skin::{Rig, RowPose};
 
 use crate::description::ClipEntry;
@@ -26,12 +26,29 @@ pub(crate) struct Fresh<'m> {
     pub columns: Columns,
     /// SHA-256 of the source file, lowercase hex.
     pub source_sha256: String,
+    /// The clips, in the entries' order.
+    clips: Vec<&'m Clip>,
+    /// Per global row: the root motion taken out (identity where kept).
+    corrections: Vec<glam::Mat4>,
 }
 
 impl Fresh<'_> {
     /// Positions and normals of every point on global row `row`.
     pub fn evaluate_row(&self, row: usize, positions: &mut [glam::Vec3A], normals: &mut [glam::Vec3A]) {
         self.rig.evaluate(&self.poses[row], 0..self.layout.points, positions, normals);
+    }
+
+    /// Positions of every point of clip `clip` at `time` seconds, between global rows
+    /// `row` and `row + 1`: the root motion those rows took out, interpolated at
+    /// `fraction`, taken out too (as a player adds it back between rows).
+    pub fn positions_at(&self, clip: usize, time: f32, row: usize, fraction: f32, positions: &mut [glam::Vec3A]) {
+        let pose = self.rig.pose(Some(self.clips[clip]), time);
+        self.rig.positions(&pose, 0..self.layout.points, positions);
+        let at = |r: usize| self.corrections.get(r).map_or(glam::Vec3::ZERO, |c| c.w_axis.truncate());
+        let shift = glam::Vec3A::from(at(row).lerp(at(row + 1), fraction));
+        if shift != glam::Vec3A::ZERO {
+            positions.iter_mut().for_each(|p| *p += shift);
+        }
     }
 }
 
@@ -44,8 +61,8 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
     let clips = pick_clips(&source.model, &settings.clips, &settings.input)?;
     let decimation = decimate(&source.model, settings, &mut found.warnings)?;
     let model = baked_model(&source.model, &decimation);
-    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
-    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &clip_rows, settings)?;
+    let (rates, mut layout) = texture_layout(model, &clips, settings)?;
+    let mut posed = evaluate(model, &clips, vec![None; clips.len()], &rates, settings)?;
     if settings.loop_rows {
         bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
         layout = add_loop_rows(&mut posed, &mut Vec::new(), settings);
@@ -57,5 +74,7 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
         layout,
         columns: posed.columns,
         source_sha256: source.sha256.clone(),
+        clips,
+        corrections: posed.corrections,
     })
 }

@@ -26,18 +26,20 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) ->
     })?;
     run.found.notes.extend(decimation.iter().flat_map(|d| d.notes.iter().cloned()));
     let model = baked_model(&source.model, &decimation);
-    let (clip_rows, mut layout) = texture_layout(model, &clips, settings)?;
+    let (rates, mut layout) = texture_layout(model, &clips, settings)?;
+    let clip_rows = &rates.rows;
     format_fits(&layout, settings)?;
-    let mut posed = run.clock.stage(Stage::Evaluate, || evaluate(model, &clips, slots, &clip_rows, settings))?;
-    let mut sockets = sockets(model, &clips, &clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
+    let mut posed = run.clock.stage(Stage::Evaluate, || evaluate(model, &clips, slots, &rates, settings))?;
+    run.clock.timings.evaluate += rates.ms;
+    let mut sockets = sockets(model, &clips, clip_rows, &posed.corrections, &settings.sockets, &settings.input)?;
     let bounds =
         run.clock.stage(Stage::Bounds, || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     if let Some(first_set) = &source.first_influence_set {
-        report_first_set(&source.model, first_set, &clips, &clip_rows, &bounds, settings, &mut run.found);
+        report_first_set(&source.model, first_set, &clips, clip_rows, &bounds, settings, &mut run.found);
     }
     let quantizing = Quantizing { bounds, grid: settings.precision.grid(&bounds) };
     let (decimation, level_errors) = run.clock.stage(Stage::Measure, || {
-        let decimation = merged(&decimation).map(|d| measure(&source.model, d, &posed, &clips, &clip_rows, &bounds));
+        let decimation = merged(&decimation).map(|d| measure(&source.model, d, &posed, &clips, clip_rows, &bounds));
         Ok((decimation, lods::measure(&levels, &posed, posed.poses.len(), &quantizing)))
     })?;
     if settings.loop_rows {
@@ -126,7 +128,8 @@ mod tests {
     fn a_watch_stops_a_bake_mid_texture_and_nothing_is_left() {
         let out = tempfile::tempdir().unwrap();
         // 1000 rows per second: 5,286 rows, many chunks, so the stop comes mid-texture.
-        let settings = settings(out.path(), BakeOptions { fps: Some(1000.0), ..every_point() });
+        let settings =
+            settings(out.path(), BakeOptions { fps: Some(crate::settings::Fps::Rate(1000.0)), ..every_point() });
         let error = bake_watched(&settings, &StopInPack::default()).unwrap_err();
         assert_eq!(error, Error::cancelled());
         assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "temporary files removed, nothing written");
@@ -193,7 +196,8 @@ mod tests {
         let recorder = Recorder::default();
         // 1728 points: one band of 1728 columns (13.5 KiB a row); 1000 fps gives the 3
         // clips 5,286 rows, 71 MiB, in many steps of the compressor.
-        let settings = settings(out.path(), BakeOptions { fps: Some(1000.0), ..every_point() });
+        let settings =
+            settings(out.path(), BakeOptions { fps: Some(crate::settings::Fps::Rate(1000.0)), ..every_point() });
         let report = bake_watched(&settings, &recorder).unwrap();
         let rows = told_rows(&recorder.0.into_inner().unwrap());
         let height = report.height as usize;

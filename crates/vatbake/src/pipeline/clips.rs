@@ -2,7 +2,7 @@
 //! fills from the alias table, and each clip's rows with the texture's layout.
 //!
 //! Owns: which clips are baked and in what order, their slots, their rows (`--fps`,
-//! `--max-frames`), the layout and the caps refused from it before anything is
+//! `--max-frames`; `--fps auto`'s search is `features/rates.rs`), the layout and the caps refused from it before anything is
 //! evaluated (the texel cap, `--format vat3`'s size), and what a bone bake refuses
 //! of the clips (morph-target animation). Must not touch: poses, texels, the output
 //! folder.
@@ -12,6 +12,7 @@ use std::path::Path;
 use anyhow::Result;
 use vat_model::{Channel, Clip, ClipRows, Finding, Interpolation, Layout, Model, Property};
 
+use crate::description;
 use crate::error::Error;
 use crate::settings::BakeSettings;
 use crate::slots;
@@ -70,14 +71,21 @@ pub(crate) fn pick_clips<'a>(model: &'a Model, wanted: &Option<Vec<String>>, fil
 /// allocate (the bake itself streams them a few MiB at a time). See docs/CLI.md.
 pub const MAX_TEXELS: u64 = vat_ktx2::MAX_IMAGE_BYTES / 8;
 
+/// Each clip's rows, and with `--fps auto` the rate each was given.
+pub(crate) struct ClipRates {
+    /// Each clip's rows, in order.
+    pub(crate) rows: Vec<ClipRows>,
+    /// `--fps auto`: each clip's record (`clips[i].auto_rate`); `None` at a fixed rate.
+    pub(crate) auto: Vec<Option<description::AutoRate>>,
+    /// Milliseconds the search took (0 at a fixed rate).
+    pub(crate) ms: f64,
+}
+
 /// Each clip's rows and the texture's layout, known before anything is evaluated:
 /// a texture past the cap is refused here.
-pub(crate) fn texture_layout(
-    model: &Model,
-    clips: &[&Clip],
-    settings: &BakeSettings,
-) -> Result<(Vec<ClipRows>, Layout)> {
-    let clip_rows = clip_rows(clips, settings);
+pub(crate) fn texture_layout(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> Result<(ClipRates, Layout)> {
+    let rates = clip_rows(model, clips, settings);
+    let clip_rows = &rates.rows;
     let total_rows: u64 = clip_rows.iter().map(|r| u64::from(r.rows)).sum();
     let layout = Layout::new(model.points.len(), total_rows as usize, settings.max_width as usize);
     let texels = layout.width as u128 * layout.height as u128;
@@ -91,12 +99,22 @@ pub(crate) fn texture_layout(
         ))
         .into());
     }
-    Ok((clip_rows, layout))
+    Ok((rates, layout))
 }
 
-/// Each clip's rows: its duration sampled at `--fps`, at most `--max-frames`.
-pub(crate) fn clip_rows(clips: &[&Clip], settings: &BakeSettings) -> Vec<ClipRows> {
-    clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect()
+/// Each clip's rows: its duration sampled at `--fps`, at most `--max-frames`; with
+/// `--fps auto`, at the rate chosen for it over `model`'s points.
+pub(crate) fn clip_rows(model: &Model, clips: &[&Clip], settings: &BakeSettings) -> ClipRates {
+    let Some(tolerance) = settings.fps_tolerance else {
+        let rows = clips.iter().map(|c| ClipRows::new(c.duration(), settings.fps, settings.max_frames)).collect();
+        return ClipRates { rows, auto: vec![None; clips.len()], ms: 0.0 };
+    };
+    let started = std::time::Instant::now();
+    let chosen = crate::features::rates::choose(model, clips, tolerance, settings.max_frames);
+    let rows =
+        clips.iter().zip(&chosen).map(|(c, r)| ClipRows::new(c.duration(), r.fps, settings.max_frames)).collect();
+    let auto = chosen.iter().map(|r| Some(description::AutoRate { fps: r.fps, max_error: r.max_error })).collect();
+    ClipRates { rows, auto, ms: crate::pipeline::ms(started) }
 }
 
 /// A layout past the format's own limits (`--format vat3`: the importers' cap) is refused,

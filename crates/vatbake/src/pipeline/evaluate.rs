@@ -41,9 +41,10 @@ pub(crate) fn evaluate<'m>(
     model: &'m Model,
     clips: &[&Clip],
     slots: Vec<Option<String>>,
-    clip_rows: &[ClipRows],
+    rates: &super::clips::ClipRates,
     settings: &BakeSettings,
 ) -> Result<Posed<'m>> {
+    let clip_rows: &[ClipRows] = &rates.rows;
     let rig = Rig::new(model);
     let mut rest_positions = vec![Vec3::ZERO; model.points.len()];
     let mut rest_normals = vec![Vec3::ZERO; model.points.len()];
@@ -54,7 +55,7 @@ pub(crate) fn evaluate<'m>(
     let mut poses = texels::row_poses(&rig, clips, clip_rows);
     let mut entries = Vec::with_capacity(clips.len());
     let mut row = 0u32;
-    for ((clip, slot), rows) in clips.iter().zip(slots).zip(clip_rows) {
+    for (((clip, slot), rows), auto_rate) in clips.iter().zip(slots).zip(clip_rows).zip(&rates.auto) {
         entries.push(ClipEntry {
             name: clip.display_name(),
             source_index: clip.source_index as u32,
@@ -68,6 +69,7 @@ pub(crate) fn evaluate<'m>(
             looping: false,
             loop_row: false,
             root_motion: None,
+            auto_rate: auto_rate.clone(),
         });
         row += rows.rows;
     }

@@ -175,7 +175,8 @@ pub struct Timings {
     pub load: f64,
     /// Clustering to the point budget; 0 when every point is baked.
     pub decimate: f64,
-    /// The rest pose, the size guard, and sampling every joint's matrix on every row.
+    /// The rest pose, the size guard, and sampling every joint's matrix on every row;
+    /// with `--fps auto`, choosing each clip's rate too.
     pub evaluate: f64,
     /// Skinning every point on every row for its position alone, to find the bounds the
     /// positions are quantized against; the loop check.
