@@ -70,27 +70,72 @@ fn what_a_bone_bake_cannot_take_is_refused_with_exit_2_and_nothing_written() {
 }
 
 #[test]
-fn verify_and_preview_refuse_a_bone_bake_with_exit_2() {
+fn preview_refuses_a_bone_bake_with_exit_2() {
     let (dir, _) = bake(&fixture("Fox/Fox.glb"), &["--mode", "bones"]);
     let description = dir.path().join("Fox.vat.json");
-    let source = fixture("Fox/Fox.glb");
     let sheet = dir.path().join("sheet.png");
-    for args in [
-        vec!["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap()],
-        vec!["preview", description.to_str().unwrap(), "-o", sheet.to_str().unwrap()],
-    ] {
-        let output = vatbake(&args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&output).contains(
-                "a bone bake (--mode bones): its texture holds joint matrices, not points, which this command does \
-                 not read; `vatbake inspect` reads it, and a bake with --mode vertices can be verified and previewed\n"
-            ),
-            "{}",
-            stderr(&output)
-        );
-    }
+    let output = vatbake(&["preview", description.to_str().unwrap(), "-o", sheet.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "a bone bake (--mode bones): its texture holds joint matrices, not points, which this command does not \
+             read; `vatbake inspect` and `vatbake verify` read it, and a bake with --mode vertices can be previewed\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
     assert!(!sheet.exists());
+}
+
+/// `verify` of a bone bake: the float32 texture gives the source's poses back exactly,
+/// the quat16 one within the 1e-4 tolerance (its error above 0, at the bake's own
+/// measure); a matrix changed in the file is found and named (exit 1).
+#[test]
+fn verify_decodes_a_bone_bake_of_either_encoding_against_its_source() {
+    let source = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
+    let report = |description: &std::path::Path| {
+        let output =
+            vatbake(&["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap(), "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (output.status.code(), json)
+    };
+    let (float_dir, _) = bake(&source, &["--mode", "bones"]);
+    let (code, r) = report(&float_dir.path().join("CesiumMan.vat.json"));
+    assert_eq!((code, r["passed"].as_bool()), (Some(0), Some(true)), "{r}");
+    assert_eq!(r["clips"][0]["max_error"], 0.0);
+    assert_eq!(r["clips"][0]["rows_compared"], 61);
+    let (dir, d) = bake(&source, &["--mode", "bones", "--bone-encoding", "quat16"]);
+    let description = dir.path().join("CesiumMan.vat.json");
+    let (code, r) = report(&description);
+    assert_eq!((code, r["passed"].as_bool()), (Some(0), Some(true)), "{r}");
+    let fraction = r["clips"][0]["max_error_fraction"].as_f64().unwrap();
+    assert!(fraction > 1e-6 && fraction < 1e-4, "{fraction}");
+    assert_eq!(r["clips"][0]["max_error"], d["bones"]["max_error"], "verify measures what the bake measured");
+    assert!((r["tolerance"].as_f64().unwrap() / r["diagonal"].as_f64().unwrap() - 1e-4).abs() < 1e-9);
+
+    // Joint 3's quaternion on row 10 turned: the KTX2 written again, the description told its new hash.
+    let path = dir.path().join("CesiumMan.vat.ktx2");
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).unwrap();
+    let mut texels: Vec<u16> = zstd::decode_all(reader.levels().next().unwrap().data)
+        .unwrap()
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let at = (10 * 38 + 3 * 2 + 1) * 4;
+    texels.swap(at, at + 1);
+    let image = vat_ktx2::Rgba16Image { width: 38, height: 61, texels };
+    let edited = vat_ktx2::encode_ktx2(&image, &Default::default()).unwrap();
+    std::fs::write(&path, &edited).unwrap();
+    let mut d = d;
+    d["texture"]["bytes"] = serde_json::json!(edited.len());
+    d["texture"]["sha256"] = serde_json::json!(vat_description::sha256_hex(&edited));
+    std::fs::write(&description, serde_json::to_vec_pretty(&d).unwrap()).unwrap();
+    let (code, r) = report(&description);
+    assert_eq!(code, Some(1), "{r}");
+    assert_eq!(r["findings"][0]["code"], "over-tolerance", "{r}");
+    let message = r["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("clip \"animation_0\": point ") && message.contains(" on row 10 is "), "{message}");
 }
 
 /// A GLB's JSON and binary chunk.
