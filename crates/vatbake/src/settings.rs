@@ -560,7 +560,7 @@ pub struct BakeOptions {
     pub rest_mesh: Option<RestMeshEncoding>,
     /// How a bone bake stores its matrices: float32 (4 RGBA32F texels a joint, exact) or quat16 (translation,
     /// uniform scale and a unit quaternion, 16 bits each: 2 RGBA16 texels a joint, a quarter of the GPU memory,
-    /// within 4e-5 of the diagonal on the bundled models). A rig whose matrices that form cannot hold within 1e-4
+    /// within 4.4e-5 of the diagonal on the bundled models). A rig whose matrices that form cannot hold within 1e-4
     /// of the diagonal (non-uniform scale, shear) is baked in float32 with a warning [default: float32]
     #[serde(default, deserialize_with = "parsed")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "float32|quat16"))]
