@@ -1,5 +1,6 @@
 // Issue 29, "lighter bones": what 16-bit encodings of a bone bake's matrices would cost in
-// accuracy (measured, not shipped). Each bundled fixture that bakes with --mode bones is
+// accuracy, measured before one shipped (the quaternion form is `--bone-encoding quat16`;
+// docs/PERFORMANCE.md, "Bone textures in 16 bits"). Each bundled fixture that bakes with --mode bones is
 // decoded on the CPU (tests/js/lib/bones.mjs, the formula of docs/FORMAT.md) from its
 // RGBA32F matrices and from the same matrices after an encoding, every vertex on every
 // row; the worst distance over the diagonal of the decoded positions' box. Encodings:

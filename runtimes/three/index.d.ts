@@ -321,9 +321,12 @@ export function findClip(clips: VatClip[], nameOrIndex: string | number): VatCli
 
 /** The `bones` object of a bone bake's description (`vatbake bake --mode bones`). */
 export interface BoneDescription {
-  /** Matrices per row (four texels each). */
+  /** Matrices per row (four texels each under float32, two under quat16). */
   joints: number;
-  encoding: 'float32';
+  /** float32: RGBA32F matrix columns (vk_format 109); quat16: RGBA16 UNORM translation, scale and quaternion (vk_format 91). */
+  encoding: 'float32' | 'quat16';
+  /** Under quat16: the ranges the 16-bit values span. */
+  quantization?: { translation_min: [number, number, number]; translation_max: [number, number, number]; scale_min: number; scale_max: number };
   /** Joint influences per vertex of the rest mesh: JOINTS_0/WEIGHTS_0, and JOINTS_1/WEIGHTS_1 with 8. */
   influences: 4 | 8;
   sources?: { node: number; name?: string | null; skin_joint: [number, number] | null }[];
@@ -331,7 +334,7 @@ export interface BoneDescription {
   [field: string]: unknown;
 }
 
-/** The parsed `*.vat.json` of a bone bake: an RGBA32F KTX2 (vk_format 109) of joint matrices. */
+/** The parsed `*.vat.json` of a bone bake: an RGBA32F KTX2 (vk_format 109) of joint matrices, or RGBA16 (91) under quat16. */
 export interface BoneVatDescription extends VatDescription {
   bones: BoneDescription;
 }
@@ -351,6 +354,8 @@ export interface BoneVat {
   clips: VatClip[];
   uniforms: BoneUniforms;
   texture: DataTexture;
+  /** How the texture went up: 'float' (float32), or 'norm16'/'integer' (quat16). */
+  path: 'float' | 'norm16' | 'integer';
   /** Unit `index` (every unit when null or left out) plays `clip` (name or index). */
   setClip(clip: string | number, index?: number | null): void;
   /** Unit `index` runs `seconds` ahead of the shared clock. */
@@ -361,6 +366,10 @@ export interface BoneVat {
 }
 
 export interface BoneVatOptions {
+  /** A quat16 texture's upload: 'norm16' needs EXT_texture_norm16, 'integer' is core WebGL2; 'auto' (default) takes norm16 where it exists. */
+  path?: 'auto' | 'integer' | 'norm16';
+  /** For the quat16 upload's choice (loadBoneVat passes its own); without it, 'integer'. */
+  renderer?: WebGLRenderer | null;
   /** Units (default 1). */
   count?: number;
   /** Drawn instead of clones of the rest GLB's materials; patched in place. */
@@ -379,7 +388,7 @@ export interface LoadBoneVatOptions extends BoneVatOptions {
 export function loadBoneVat(descriptionUrl: string | URL, options: LoadBoneVatOptions): Promise<BoneVat>;
 export function boneVatFromParts(description: BoneVatDescription, gltf: { scene: Object3D }, texture: DataTexture, options?: BoneVatOptions): BoneVat;
 export function checkBoneDescription(description: unknown, where?: string): BoneVatDescription;
-export function patchBoneMaterial<M extends Material>(material: M, uniforms: BoneUniforms, options?: { eight?: boolean }): M;
+export function patchBoneMaterial<M extends Material>(material: M, uniforms: BoneUniforms, options?: { eight?: boolean; quat16?: boolean; path?: 'norm16' | 'integer' }): M;
 export function patchBoneVertexShader(vertexShader: string): string;
 export const BONES_GLSL: string;
 

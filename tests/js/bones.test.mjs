@@ -17,7 +17,7 @@ import validator from 'gltf-validator';
 import { bake, FIXTURES, vatbakeBin } from './lib/bake.mjs';
 import { readDescription } from './lib/vat.mjs';
 import { loadWithThree, pointRanges, captureRest, poser, worldPoints } from './lib/three-source.mjs';
-import { readFloatTexture, readBoneMesh, makeBoneDecoder } from './lib/bones.mjs';
+import { readFloatTexture, readBoneMesh, makeBoneDecoder, readQuat16Matrices } from './lib/bones.mjs';
 
 const POSITION_TOLERANCE = 1e-4; // × bounding diagonal, as for vertex bakes
 
@@ -46,6 +46,41 @@ const CARRIED = [
 const MORPH_ANIMATED = ['AnimatedMorphCube/AnimatedMorphCube.gltf', 'MorphStressTest/MorphStressTest.gltf', 'variants/skinned-morph.glb'];
 
 const fmt = (x) => x.toExponential(3);
+
+/**
+ * three.js's own evaluation of the source (GLTFLoader + AnimationMixer + SkinnedMesh) on
+ * every row of every clip against the rest mesh skinned on the CPU by `floats` (16 a
+ * matrix); the worst distance, and with 8 influences the first set's alone.
+ */
+async function againstThree(modelPath, desc, floats, mesh) {
+  const { gltf, json } = await loadWithThree(modelPath);
+  const { ranges, points, scene } = pointRanges(gltf, json);
+  assert.equal(points, desc.points, 'three.js sees as many vertices as the rest mesh has');
+  const pose = poser(scene, captureRest(scene));
+  const decode = makeBoneDecoder(desc, floats, mesh);
+  const decodeFirst = makeBoneDecoder(desc, floats, mesh, 1);
+  const worst = { d: -1 };
+  let firstSetOnly = 0;
+  const p = new Float64Array(3);
+  for (const clip of desc.clips) {
+    const idx = clip.merged_from ?? [clip.source_index];
+    const anims = idx.map((i) => gltf.animations[i]);
+    for (let k = 0; k < clip.rows; k++) {
+      pose(anims, k / clip.rate);
+      const { pos } = worldPoints(ranges, points);
+      for (let i = 0; i < points; i++) {
+        decode(i, clip.row + k, p);
+        const d = Math.hypot(p[0] - pos[3 * i], p[1] - pos[3 * i + 1], p[2] - pos[3 * i + 2]);
+        if (d > worst.d) Object.assign(worst, { d, clip: clip.name, k, i });
+        if (mesh.sets.length > 1) {
+          decodeFirst(i, clip.row + k, p);
+          firstSetOnly = Math.max(firstSetOnly, Math.hypot(p[0] - pos[3 * i], p[1] - pos[3 * i + 1], p[2] - pos[3 * i + 2]));
+        }
+      }
+    }
+  }
+  return { worst, firstSetOnly };
+}
 
 for (const model of CARRIED) {
   describe(`bones: ${model}`, () => {
@@ -126,33 +161,7 @@ for (const model of CARRIED) {
     let comparing;
     const compare = () => (comparing ??= (async () => {
       const { desc, texture, mesh } = baked();
-      const { gltf, json } = await loadWithThree(modelPath);
-      const { ranges, points, scene } = pointRanges(gltf, json);
-      assert.equal(points, desc.points, 'three.js sees as many vertices as the rest mesh has');
-      const pose = poser(scene, captureRest(scene));
-      const decode = makeBoneDecoder(desc, texture.floats, mesh);
-      const decodeFirst = makeBoneDecoder(desc, texture.floats, mesh, 1);
-      const worst = { d: -1 };
-      let firstSetOnly = 0;
-      const p = new Float64Array(3);
-      for (const clip of desc.clips) {
-        const idx = clip.merged_from ?? [clip.source_index];
-        const anims = idx.map((i) => gltf.animations[i]);
-        for (let k = 0; k < clip.rows; k++) {
-          pose(anims, k / clip.rate);
-          const { pos } = worldPoints(ranges, points);
-          for (let i = 0; i < points; i++) {
-            decode(i, clip.row + k, p);
-            const d = Math.hypot(p[0] - pos[3 * i], p[1] - pos[3 * i + 1], p[2] - pos[3 * i + 2]);
-            if (d > worst.d) Object.assign(worst, { d, clip: clip.name, k, i });
-            if (mesh.sets.length > 1) {
-              decodeFirst(i, clip.row + k, p);
-              firstSetOnly = Math.max(firstSetOnly, Math.hypot(p[0] - pos[3 * i], p[1] - pos[3 * i + 1], p[2] - pos[3 * i + 2]));
-            }
-          }
-        }
-      }
-      return { worst, firstSetOnly };
+      return againstThree(modelPath, desc, texture.floats, mesh);
     })());
 
     test(`three.js: the rest mesh skinned by the texture within ${POSITION_TOLERANCE} × diagonal on every row`, async (t) => {
@@ -181,6 +190,40 @@ for (const model of CARRIED) {
     after(() => {
       if (state?.run && !process.env.VATBAKE_JS_KEEP) fs.rmSync(state.run.out, { recursive: true, force: true });
     });
+  });
+}
+
+// --bone-encoding quat16: the same models, the 16-bit texture read by ktx-parse and by
+// three.js's stock KTX2Loader, rebuilt by the description's words, within the tolerance of
+// three.js's SkinnedMesh; the texture is a quarter of the float one's texels.
+for (const model of CARRIED) {
+  test(`bones quat16: ${model}: RGBA16 UNORM, 2 texels a joint, within ${POSITION_TOLERANCE} × diagonal of three.js`, async (t) => {
+    const modelPath = path.resolve(FIXTURES, model);
+    const run = bake(modelPath, ['--mode', 'bones', '--bone-encoding', 'quat16']);
+    const { desc, ktx2Path, restPath } = readDescription(run.description);
+    assert.equal(desc.settings.bone_encoding, 'quat16');
+    const diag = 2 * Math.hypot(...desc.positions.half_extent);
+    if (desc.bones.encoding !== 'quat16') {
+      // A rig the form cannot hold is baked in floats, and says so.
+      assert.equal(desc.bones.encoding, 'float32');
+      assert.match(run.stderr, /warning: --bone-encoding quat16 would put points/);
+      t.diagnostic(`${model}: kept float32 (${run.stderr.split('\n').find((l) => l.includes('quat16'))})`);
+      return;
+    }
+    const { container, codes, floats } = readQuat16Matrices(ktx2Path, desc);
+    assert.deepEqual([container.vkFormat, container.typeSize, container.supercompressionScheme], [91, 2, 2]);
+    assert.deepEqual([container.pixelWidth, container.pixelHeight], [desc.bones.joints * 2, desc.rows]);
+    assert.equal(desc.texture.format, 'R16G16B16A16_UNORM');
+    const loader = new KTX2Loader();
+    loader.workerConfig = {};
+    const file = fs.readFileSync(ktx2Path);
+    const tex = await new Promise((resolve, reject) => loader.parse(file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength), resolve, reject));
+    assert.equal(tex.type, THREE.UnsignedShortType, 'three.js KTX2Loader: UnsignedShortType');
+    assert.deepEqual(Buffer.from(tex.image.data.buffer, tex.image.data.byteOffset, tex.image.data.byteLength), Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength));
+    const { worst } = await againstThree(modelPath, desc, floats, readBoneMesh(restPath));
+    t.diagnostic(`${model}: quat16 ${desc.bones.joints} matrices × ${desc.rows} rows: max distance to three.js ${fmt(worst.d)} = ${fmt(worst.d / diag)} × diagonal (clip "${worst.clip}" row ${worst.k} point ${worst.i}); bones.max_error ${fmt(desc.bones.max_error / diag)} × diagonal; texture ${desc.texture.bytes} bytes, ${desc.texture.width * desc.rows * 8} on the GPU`);
+    assert.ok(worst.d <= POSITION_TOLERANCE * diag, `clip "${worst.clip}" row ${worst.k} point ${worst.i}: ${fmt(worst.d)} > ${fmt(POSITION_TOLERANCE * diag)}`);
+    assert.ok(desc.bones.max_error > 0 && desc.bones.max_error <= POSITION_TOLERANCE * diag, `bones.max_error ${desc.bones.max_error}`);
   });
 }
 

@@ -153,13 +153,18 @@ pub struct Socket {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Bones {
-    /// Matrices per row (the texture is 4 × joints texels wide): every skin's
-    /// joints in skin order, then one per node whose mesh moves unskinned.
+    /// Matrices per row (the texture is 4 × joints texels wide, 2 × joints under
+    /// "quat16"): every skin's joints in skin order, then one per node whose mesh moves unskinned.
     pub joints: u32,
-    /// "float32": the texture is `R32G32B32A32_SFLOAT`, the matrices as they were computed.
+    /// "float32": the texture is `R32G32B32A32_SFLOAT`, the matrices as they were
+    /// computed; "quat16": `R16G16B16A16_UNORM`, each matrix as translation, uniform
+    /// scale and rotation, 16 bits each, within `quantization`'s ranges.
     pub encoding: MatrixEncoding,
-    /// The decode in words ([`BONES_DECODE`]).
+    /// The decode in words ([`BONES_DECODE`], or [`BONES_DECODE_QUAT16`]).
     pub decode: String,
+    /// Under "quat16": the ranges the 16-bit values span; absent under "float32".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<BoneQuantization>,
     /// Where each matrix comes from, in texture order.
     pub sources: Vec<JointSource>,
     /// Influences per vertex in the rest mesh: 4 (JOINTS_0/WEIGHTS_0) or 8
@@ -173,6 +178,20 @@ pub struct Bones {
     pub max_error: f32,
     /// The Babylon.js file (`--format babylon`), `<name>.babylon.json`, or null.
     pub babylon_file: Option<String>,
+}
+
+/// The ranges of a "quat16" bone bake's 16-bit values: value = min + code / 65535 × (max − min).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BoneQuantization {
+    /// The smallest translation of any matrix on any row, per axis.
+    pub translation_min: [f32; 3],
+    /// The largest, per axis.
+    pub translation_max: [f32; 3],
+    /// The smallest uniform scale (the cube root of the 3×3 part's determinant).
+    pub scale_min: f32,
+    /// The largest.
+    pub scale_max: f32,
 }
 
 /// The source of one matrix of a bone bake.
@@ -205,6 +224,15 @@ pub struct InfluenceError {
 /// The words of [`Bones::decode`].
 pub const BONES_DECODE: &str = "row r of the texture is frame r; texels 4*j .. 4*j+3 of the row are the \
     columns of joint j's 4x4 matrix (x axis, y axis, z axis, translation; w is 0, 0, 0, 1); \
+    position = sum over the vertex's influences of weight * matrix[JOINTS] * (POSITION, 1); \
+    normal = the same blend's inverse transpose times NORMAL, normalized";
+
+/// The words of [`Bones::decode`] under "quat16".
+pub const BONES_DECODE_QUAT16: &str = "row r of the texture is frame r; texels 2*j and 2*j+1 of the row are joint \
+    j; each channel c is 16-bit unsigned normalized (v = c / 65535); texel 2*j: translation = \
+    quantization.translation_min + v.rgb * (translation_max - translation_min), scale s = \
+    quantization.scale_min + v.a * (scale_max - scale_min); texel 2*j+1: the unit quaternion \
+    (x, y, z, w) = v * 2 - 1, normalized; matrix = translation * rotation(quaternion) * s; \
     position = sum over the vertex's influences of weight * matrix[JOINTS] * (POSITION, 1); \
     normal = the same blend's inverse transpose times NORMAL, normalized";
 
@@ -341,6 +369,16 @@ pub struct Settings {
     /// (`EXT_meshopt_compression`, normals as normalized 16-bit integers under `KHR_mesh_quantization`).
     #[serde(default, skip_serializing_if = "is_plain_mesh")]
     pub rest_mesh: RestMeshEncoding,
+    /// `--bone-encoding` of a bone bake: "float32" (the default, not written) or
+    /// "quat16" (16-bit translation, scale and quaternion). What was asked for:
+    /// `bones.encoding` says what the texture holds (float32 when a rig's matrices
+    /// do not fit the 16-bit form).
+    #[serde(default, skip_serializing_if = "is_float_bones")]
+    pub bone_encoding: MatrixEncoding,
+}
+
+fn is_float_bones(encoding: &MatrixEncoding) -> bool {
+    *encoding == MatrixEncoding::Float32
 }
 
 fn is_plain_mesh(encoding: &RestMeshEncoding) -> bool {
@@ -828,7 +866,8 @@ vat_model::closed_set! {
 vat_model::closed_set! {
     /// The texels' format (`texture.format`), by its Vulkan name.
     pub enum TexelFormat {
-        /// 16-bit unsigned normalized RGBA: a vertex bake's positions and normals.
+        /// 16-bit unsigned normalized RGBA: a vertex bake's positions and normals, or a
+        /// "quat16" bone bake's joints.
         R16G16B16A16Unorm = "R16G16B16A16_UNORM",
         /// 32-bit float RGBA: a bone bake's joint matrices.
         R32G32B32A32Sfloat = "R32G32B32A32_SFLOAT",
@@ -979,10 +1018,38 @@ vat_model::closed_set! {
 }
 
 vat_model::closed_set! {
-    /// How a bone bake's matrices are stored (`bones.encoding`).
+    /// How a bone bake's matrices are stored (`--bone-encoding`, `settings.bone_encoding`,
+    /// `bones.encoding`).
+    #[derive(Default)]
     pub enum MatrixEncoding {
-        /// 32-bit floats, as they were computed.
+        /// 32-bit floats, as they were computed: `R32G32B32A32_SFLOAT`, 4 texels a joint.
+        #[default]
         Float32 = "float32",
+        /// Translation, uniform scale and a unit quaternion, 16 bits each:
+        /// `R16G16B16A16_UNORM`, 2 texels a joint, a quarter of the bytes
+        /// ([`BONES_DECODE_QUAT16`]; the ranges in `bones.quantization`).
+        Quat16 = "quat16",
+    }
+}
+
+vat_model::named_from_str!(MatrixEncoding, "a bone encoding");
+
+impl MatrixEncoding {
+    /// Texels per joint on a row: a float matrix's four columns, or the two texels of
+    /// the 16-bit form.
+    pub fn texels_per_joint(self) -> u32 {
+        match self {
+            MatrixEncoding::Float32 => 4,
+            MatrixEncoding::Quat16 => 2,
+        }
+    }
+
+    /// Bytes of one texel: RGBA32F or RGBA16.
+    pub fn texel_bytes(self) -> u64 {
+        match self {
+            MatrixEncoding::Float32 => 16,
+            MatrixEncoding::Quat16 => 8,
+        }
     }
 }
 

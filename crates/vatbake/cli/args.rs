@@ -551,6 +551,7 @@ mod tests {
             ("mode", s.mode.as_str().to_string()),
             ("normals", s.normals.as_str().to_string()),
             ("rest-mesh", s.rest_mesh.as_str().to_string()),
+            ("bone-encoding", s.bone_encoding.as_str().to_string()),
             ("root-motion", s.root_motion.default.as_str().to_string()),
         ];
         for (long, code) in defaults {

@@ -213,6 +213,18 @@ pub fn inspection(inspection: &vatbake::inspect::Inspection) {
                 d.grid.map_or(String::new(), |[x, y, z]| format!(" (a {x}×{y}×{z}-step grid)")),
                 d.normal_max_error_degrees
             );
+            if let Some(b) = &d.bones {
+                out!(
+                    "  bones     {} joints, {} ({} texels a joint), GPU {}; error max {:.3e} ({:.1e} of the diagonal, \
+                     tolerance 1e-4)",
+                    b.joints,
+                    b.encoding,
+                    b.texels_per_joint,
+                    messages::bytes(d.gpu_bytes),
+                    b.max_error,
+                    b.max_error_fraction
+                );
+            }
             match &d.decimation {
                 None => out!("  decimation none (every source point baked)"),
                 Some(x) => out!(

@@ -276,8 +276,26 @@ pub struct DescriptionSummary {
     /// The levels of detail as recorded (`--lods`), with each file's size on disk; absent: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lods: Vec<LodSummary>,
+    /// A bone bake's matrices (`--mode bones`); absent for a vertex bake.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bones: Option<BoneSummary>,
     /// The clips, in row order.
     pub clips: Vec<ClipEntry>,
+}
+
+/// A bone bake's matrices as recorded, with the error as a share of the diagonal.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoneSummary {
+    /// Matrices per row.
+    pub joints: u32,
+    /// How they are stored: "float32" or "quat16".
+    pub encoding: crate::description::MatrixEncoding,
+    /// Texels a joint takes on a row: 4 (float32) or 2 (quat16).
+    pub texels_per_joint: u32,
+    /// `bones.max_error`: the largest distance of a skinned point from the bake's evaluation.
+    pub max_error: f32,
+    /// `max_error` over the bounds diagonal (the checks hold 1e-4).
+    pub max_error_fraction: f32,
 }
 
 /// A texture's header facts.
@@ -484,11 +502,18 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
         .ok()
         .and_then(|()| std::fs::metadata(folder.join(&d.texture.file)).ok())
         .map(|m| m.len());
-    // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
-    let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
+    // RGBA16 texels, or a bone bake's joint matrices: RGBA32F, or RGBA16 under "quat16".
+    let texel_bytes = d.bones.as_ref().map_or(8, |b| b.encoding.texel_bytes());
     // Saturating: an edited description's shape must not overflow.
     let raw_bytes = (u64::from(d.texture.width) * u64::from(d.texture.height)).saturating_mul(texel_bytes);
     let gpu_bytes = crate::features::layers::gpu_bytes(&d);
+    let bones = d.bones.as_ref().map(|b| BoneSummary {
+        joints: b.joints,
+        encoding: b.encoding,
+        texels_per_joint: b.encoding.texels_per_joint(),
+        max_error: b.max_error,
+        max_error_fraction: b.max_error / bounds.diagonal().max(f32::MIN_POSITIVE),
+    });
     let on_disk = crate::shipped::exports::sizes_on_disk(folder, &d.exports);
     let exports = d
         .exports
@@ -530,6 +555,7 @@ fn describe(path: &Path) -> Result<DescriptionSummary, Error> {
                 LodSummary { record, on_disk }
             })
             .collect(),
+        bones,
         clips: d.clips,
     })
 }

@@ -13,7 +13,7 @@ pub use crate::features::layers::{parse_bytes, Device, MaxSize};
 pub use crate::features::normals::NormalsMode;
 pub use crate::features::rates::{Fps, AUTO_CEILING, DEFAULT_FPS_TOLERANCE};
 pub use crate::features::root_motion::{RootMotion, RootMotionChoice};
-pub use vat_description::RestMeshEncoding;
+pub use vat_description::{MatrixEncoding, RestMeshEncoding};
 
 /// The point budget of a bake when none is given.
 pub const DEFAULT_POINTS: u32 = 4000;
@@ -233,6 +233,8 @@ pub struct BakeSettings {
     pub lods: LodChain,
     /// How the rest GLB stores its mesh (`--rest-mesh`).
     pub rest_mesh: RestMeshEncoding,
+    /// How a bone bake stores its matrices (`--bone-encoding`).
+    pub bone_encoding: MatrixEncoding,
 }
 
 /// How finely positions are kept: every 16-bit step (the default), or snapped to
@@ -318,6 +320,7 @@ impl BakeSettings {
             animation_translations: self.animation_translations,
             lods: (!self.lods.0.is_empty()).then(|| self.lods.to_string()),
             rest_mesh: self.rest_mesh,
+            bone_encoding: self.bone_encoding,
         }
     }
 }
@@ -567,6 +570,13 @@ pub struct BakeOptions {
     #[serde(default, deserialize_with = "parsed")]
     #[cfg_attr(feature = "cli", arg(long, value_name = "plain|meshopt"))]
     pub rest_mesh: Option<RestMeshEncoding>,
+    /// How a bone bake stores its matrices: float32 (4 RGBA32F texels a joint, exact) or quat16 (translation,
+    /// uniform scale and a unit quaternion, 16 bits each: 2 RGBA16 texels a joint, a quarter of the GPU memory,
+    /// within 4.4e-5 of the diagonal on the bundled models). A rig whose matrices that form cannot hold within 1e-4
+    /// of the diagonal (non-uniform scale, shear) is baked in float32 with a warning [default: float32]
+    #[serde(default, deserialize_with = "parsed")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "float32|quat16"))]
+    pub bone_encoding: Option<MatrixEncoding>,
     /// Do not sync the files and their folder to the disk around the renames. Synced by default, so that
     /// after a power cut the folder holds the earlier bake or this one, whole (docs/PERFORMANCE.md, "Durable
     /// writes", measures the cost); the renames alone already keep killed processes and readers from half a set.
@@ -768,6 +778,11 @@ impl BakeOptions {
         };
         if mode == BakeMode::Bones {
             bone_mode_checks(&self, format, precision, texture_format)?;
+        } else if let Some(encoding) = self.bone_encoding.filter(|&e| e != MatrixEncoding::Float32) {
+            return Err(Error::usage(format!(
+                "--bone-encoding {encoding} with --mode vertices: it says how a bone bake stores its joint matrices; \
+                 give --mode bones, or drop --bone-encoding"
+            )));
         }
         let delta = if mode == BakeMode::Bones { crate::delta::Delta::None } else { delta };
         let extracting = self.root_motion.as_ref().is_some_and(|r| {
@@ -858,6 +873,7 @@ impl BakeOptions {
             animation_translations: self.animation_translations.unwrap_or_default(),
             lods: self.lods.unwrap_or_default(),
             rest_mesh: self.rest_mesh.unwrap_or_default(),
+            bone_encoding: self.bone_encoding.unwrap_or_default(),
         })
     }
 }
@@ -932,6 +948,7 @@ impl BakeOptions {
                 .then_some(s.animation_translations),
             lods: s.lods.as_deref().map(|l| read("lods", l)).transpose()?,
             rest_mesh: (s.rest_mesh != RestMeshEncoding::default()).then_some(s.rest_mesh),
+            bone_encoding: (s.bone_encoding != MatrixEncoding::default()).then_some(s.bone_encoding),
             // How the files are written changes no byte of them: whoever bakes again decides.
             no_durable: false,
             keep_stale: false,
@@ -1080,6 +1097,8 @@ mod tests {
             animation_translations: Some(AnimationTranslations::Root),
             lods: Some("1000,250".parse().unwrap()),
             rest_mesh: Some(RestMeshEncoding::Meshopt),
+            // A bone bake's (bone_options gives it).
+            bone_encoding: None,
             no_durable: true,
             keep_stale: true,
         }
@@ -1137,6 +1156,7 @@ mod tests {
             lods: None,
             rest_mesh: None,
             mode: Some(BakeMode::Bones),
+            bone_encoding: Some(MatrixEncoding::Quat16),
             ..every_option()
         }
     }
@@ -1203,6 +1223,7 @@ mod tests {
         animation_translations,
         lods,
         rest_mesh,
+        bone_encoding,
     );
 
     /// What a description cannot give back, by nature, and why.

@@ -28,6 +28,9 @@ use crate::error::Error;
 use crate::settings::{BakeOptions, BakeSettings};
 use crate::shipped::{self, RestMesh, Shipped, ShippedFiles};
 
+#[path = "verify_bones.rs"]
+mod bones;
+
 /// What to verify.
 #[derive(Clone, Debug)]
 pub struct VerifySettings {
@@ -157,7 +160,9 @@ const NORMAL_SLACK_DEGREES: f32 = 0.02;
 pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let started = Instant::now();
     let files = ShippedFiles::read(&settings.description)?;
-    crate::shipped::refuse_bone_bake(&files)?;
+    if files.description.bones.is_some() {
+        return bones::verify_bones(settings, files, started);
+    }
     let source = match &settings.source {
         Some(path) => path.clone(),
         None => find_source(&files.path, &files.description.source)?,

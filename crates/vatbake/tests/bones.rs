@@ -70,27 +70,72 @@ fn what_a_bone_bake_cannot_take_is_refused_with_exit_2_and_nothing_written() {
 }
 
 #[test]
-fn verify_and_preview_refuse_a_bone_bake_with_exit_2() {
+fn preview_refuses_a_bone_bake_with_exit_2() {
     let (dir, _) = bake(&fixture("Fox/Fox.glb"), &["--mode", "bones"]);
     let description = dir.path().join("Fox.vat.json");
-    let source = fixture("Fox/Fox.glb");
     let sheet = dir.path().join("sheet.png");
-    for args in [
-        vec!["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap()],
-        vec!["preview", description.to_str().unwrap(), "-o", sheet.to_str().unwrap()],
-    ] {
-        let output = vatbake(&args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&output).contains(
-                "a bone bake (--mode bones): its texture holds joint matrices, not points, which this command does \
-                 not read; `vatbake inspect` reads it, and a bake with --mode vertices can be verified and previewed\n"
-            ),
-            "{}",
-            stderr(&output)
-        );
-    }
+    let output = vatbake(&["preview", description.to_str().unwrap(), "-o", sheet.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "a bone bake (--mode bones): its texture holds joint matrices, not points, which this command does not \
+             read; `vatbake inspect` and `vatbake verify` read it, and a bake with --mode vertices can be previewed\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
     assert!(!sheet.exists());
+}
+
+/// `verify` of a bone bake: the float32 texture gives the source's poses back exactly,
+/// the quat16 one within the 1e-4 tolerance (its error above 0, at the bake's own
+/// measure); a matrix changed in the file is found and named (exit 1).
+#[test]
+fn verify_decodes_a_bone_bake_of_either_encoding_against_its_source() {
+    let source = fixture("CesiumMan/glTF-Binary/CesiumMan.glb");
+    let report = |description: &std::path::Path| {
+        let output =
+            vatbake(&["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap(), "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (output.status.code(), json)
+    };
+    let (float_dir, _) = bake(&source, &["--mode", "bones"]);
+    let (code, r) = report(&float_dir.path().join("CesiumMan.vat.json"));
+    assert_eq!((code, r["passed"].as_bool()), (Some(0), Some(true)), "{r}");
+    assert_eq!(r["clips"][0]["max_error"], 0.0);
+    assert_eq!(r["clips"][0]["rows_compared"], 61);
+    let (dir, d) = bake(&source, &["--mode", "bones", "--bone-encoding", "quat16"]);
+    let description = dir.path().join("CesiumMan.vat.json");
+    let (code, r) = report(&description);
+    assert_eq!((code, r["passed"].as_bool()), (Some(0), Some(true)), "{r}");
+    let fraction = r["clips"][0]["max_error_fraction"].as_f64().unwrap();
+    assert!(fraction > 1e-6 && fraction < 1e-4, "{fraction}");
+    assert_eq!(r["clips"][0]["max_error"], d["bones"]["max_error"], "verify measures what the bake measured");
+    assert!((r["tolerance"].as_f64().unwrap() / r["diagonal"].as_f64().unwrap() - 1e-4).abs() < 1e-9);
+
+    // Joint 3's quaternion on row 10 turned: the KTX2 written again, the description told its new hash.
+    let path = dir.path().join("CesiumMan.vat.ktx2");
+    let bytes = std::fs::read(&path).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).unwrap();
+    let mut texels: Vec<u16> = zstd::decode_all(reader.levels().next().unwrap().data)
+        .unwrap()
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    let at = (10 * 38 + 3 * 2 + 1) * 4;
+    texels.swap(at, at + 1);
+    let image = vat_ktx2::Rgba16Image { width: 38, height: 61, texels };
+    let edited = vat_ktx2::encode_ktx2(&image, &Default::default()).unwrap();
+    std::fs::write(&path, &edited).unwrap();
+    let mut d = d;
+    d["texture"]["bytes"] = serde_json::json!(edited.len());
+    d["texture"]["sha256"] = serde_json::json!(vat_description::sha256_hex(&edited));
+    std::fs::write(&description, serde_json::to_vec_pretty(&d).unwrap()).unwrap();
+    let (code, r) = report(&description);
+    assert_eq!(code, Some(1), "{r}");
+    assert_eq!(r["findings"][0]["code"], "over-tolerance", "{r}");
+    let message = r["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("clip \"animation_0\": point ") && message.contains(" on row 10 is "), "{message}");
 }
 
 /// A GLB's JSON and binary chunk.
@@ -184,4 +229,147 @@ fn a_bone_bake_takes_weights_channels_that_hold_the_defaults() {
         assert_eq!(output.status.code(), Some(2), "{}", model.display());
         assert!(stderr(&output).contains("clip \"idle\" animates the morph targets of node"), "{}", stderr(&output));
     }
+}
+
+/// The decoded matrices of a "quat16" bake's texture, by the words of
+/// `bones.decode` (read with the ktx2 crate and zstd), `joints` a row.
+fn quat16_matrices(dir: &std::path::Path, name: &str, d: &serde_json::Value) -> Vec<glam::Mat4> {
+    let bytes = std::fs::read(dir.join(format!("{name}.vat.ktx2"))).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate accepts the file");
+    assert_eq!(reader.header().format, Some(ktx2::Format::R16G16B16A16_UNORM));
+    let raw = zstd::decode_all(reader.levels().next().expect("one level").data).unwrap();
+    let q = &d["bones"]["quantization"];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap() as f32;
+    let (lo, hi) = (&q["translation_min"], &q["translation_max"]);
+    let codes: Vec<f32> = raw.chunks_exact(2).map(|b| f32::from(u16::from_le_bytes([b[0], b[1]])) / 65535.0).collect();
+    codes
+        .chunks_exact(8)
+        .map(|j| {
+            let t = glam::Vec3::from_array(std::array::from_fn(|k| f(&lo[k]) + j[k] * (f(&hi[k]) - f(&lo[k]))));
+            let s = f(&q["scale_min"]) + j[3] * (f(&q["scale_max"]) - f(&q["scale_min"]));
+            let r = glam::Quat::from_xyzw(j[4] * 2.0 - 1.0, j[5] * 2.0 - 1.0, j[6] * 2.0 - 1.0, j[7] * 2.0 - 1.0);
+            glam::Mat4::from_scale_rotation_translation(glam::Vec3::splat(s), r.normalize(), t)
+        })
+        .collect()
+}
+
+fn float_matrices(dir: &std::path::Path, name: &str) -> Vec<glam::Mat4> {
+    let bytes = std::fs::read(dir.join(format!("{name}.vat.ktx2"))).unwrap();
+    let reader = ktx2::Reader::new(&bytes[..]).unwrap();
+    let raw = zstd::decode_all(reader.levels().next().unwrap().data).unwrap();
+    let floats: Vec<f32> = raw.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    floats.chunks_exact(16).map(glam::Mat4::from_cols_slice).collect()
+}
+
+/// `--bone-encoding quat16`: 2 RGBA16 texels a joint (a quarter of the float bake's GPU
+/// bytes), each matrix within a 16-bit step of the float bake's, the measured error
+/// within 1e-4 of the diagonal; the rest mesh is the float bake's.
+#[test]
+fn a_quat16_bone_bake_is_a_quarter_of_the_gpu_bytes_within_the_tolerance() {
+    let fox = fixture("Fox/Fox.glb");
+    let (float_dir, f) = bake(&fox, &["--mode", "bones"]);
+    let (dir, d) = bake(&fox, &["--mode", "bones", "--bone-encoding", "quat16"]);
+    assert_eq!(d["settings"]["bone_encoding"], "quat16");
+    assert!(f["settings"].get("bone_encoding").is_none(), "float32, the default, is not written");
+    assert_eq!(d["bones"]["encoding"], "quat16");
+    assert!(f["bones"].get("quantization").is_none());
+    assert_eq!((d["texture"]["width"].as_u64(), d["texture"]["height"].as_u64()), (Some(48), Some(162)));
+    assert_eq!(
+        (d["texture"]["vk_format"].as_u64(), d["texture"]["format"].as_str()),
+        (Some(91), Some("R16G16B16A16_UNORM"))
+    );
+    let diagonal = 2.0
+        * d["positions"]["half_extent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap().powi(2))
+            .sum::<f64>()
+            .sqrt();
+    let fraction = d["bones"]["max_error"].as_f64().unwrap() / diagonal;
+    assert!(fraction > 1e-6 && fraction < 1e-4, "{fraction}");
+    assert_eq!(
+        std::fs::read(dir.path().join("Fox.rest.glb")).unwrap(),
+        std::fs::read(float_dir.path().join("Fox.rest.glb")).unwrap()
+    );
+    let exact = float_matrices(float_dir.path(), "Fox");
+    let stored = quat16_matrices(dir.path(), "Fox", &d);
+    assert_eq!((exact.len(), stored.len()), (24 * 162, 24 * 162));
+    let q = &d["bones"]["quantization"];
+    let span = (0..3)
+        .map(|k| q["translation_max"][k].as_f64().unwrap() - q["translation_min"][k].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    for (i, (a, b)) in exact.iter().zip(&stored).enumerate() {
+        let rotation = (0..3).map(|c| (a.col(c) - b.col(c)).abs().max_element()).fold(0.0, f32::max);
+        let translation = (a.w_axis - b.w_axis).abs().max_element();
+        assert!(rotation < 1e-4, "matrix {i}: 3×3 off by {rotation}");
+        assert!(f64::from(translation) <= span / 65535.0 * 0.5 + 1e-4, "matrix {i}: translation off by {translation}");
+    }
+    // GPU bytes, as inspect reports them: a quarter.
+    let gpu = |dir: &std::path::Path| {
+        let output = vatbake(&["inspect", dir.join("Fox.vat.json").to_str().unwrap(), "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        (v["gpu_bytes"].as_u64().unwrap(), v["bones"]["encoding"].as_str().unwrap().to_string())
+    };
+    assert_eq!(gpu(float_dir.path()), (24 * 4 * 162 * 16, "float32".into()));
+    assert_eq!(gpu(dir.path()), (24 * 2 * 162 * 8, "quat16".into()));
+}
+
+/// A joint with a non-uniform scale (squash) is no rotation times a uniform scale: the
+/// bake says so and stores floats, the texture then the float bake's own bytes. A
+/// vertex bake refuses the flag.
+#[test]
+fn a_rig_the_quat16_form_cannot_hold_is_baked_in_floats_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) = read_glb(&fixture("Fox/Fox.glb"));
+    // b_Spine01_02, which no clip scales.
+    assert_eq!(json["nodes"][5]["name"], "b_Spine01_02");
+    json["nodes"][5]["scale"] = serde_json::json!([1.0, 1.6, 1.0]);
+    let squashed = dir.path().join("squashed.glb");
+    write_glb(&squashed, &json, &bin);
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_str().unwrap();
+    let args = |encoding: &'static str| {
+        [
+            "bake",
+            squashed.to_str().unwrap(),
+            "-o",
+            o,
+            "--mode",
+            "bones",
+            "--bone-encoding",
+            encoding,
+            "--name",
+            encoding,
+        ]
+    };
+    let output = vatbake(&args("quat16"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let warning = stderr(&output);
+    assert!(warning.contains("warning: --bone-encoding quat16 would put points"), "{warning}");
+    // The worst matrix is a child's: the parent's squash shears its rotating children.
+    assert!(warning.contains("is not a rotation times a uniform scale (off by"), "{warning}");
+    assert!(warning.contains("the matrices are stored as 32-bit floats (bones.encoding float32)"), "{warning}");
+    let d: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("quat16.vat.json")).unwrap()).unwrap();
+    assert_eq!(
+        (d["settings"]["bone_encoding"].as_str(), d["bones"]["encoding"].as_str()),
+        (Some("quat16"), Some("float32"))
+    );
+    assert_eq!(d["texture"]["vk_format"], 109);
+    assert_eq!(d["bones"]["max_error"], 0.0);
+    assert_eq!(vatbake(&args("float32")).status.code(), Some(0));
+    assert_eq!(
+        std::fs::read(out.path().join("quat16.vat.ktx2")).unwrap(),
+        std::fs::read(out.path().join("float32.vat.ktx2")).unwrap()
+    );
+    let fox = fixture("Fox/Fox.glb");
+    let output = vatbake(&["bake", fox.to_str().unwrap(), "-o", o, "--bone-encoding", "quat16", "--name", "vertices"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--bone-encoding quat16 with --mode vertices: it says how a bone bake stores"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.path().join("vertices.vat.json").exists());
 }

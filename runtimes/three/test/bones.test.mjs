@@ -153,3 +153,64 @@ test('boneVatFromParts refuses a texture of another bake or type and a rest mesh
   eight.description.bones.influences = 8;
   assert.throws(() => boneVatFromParts(eight.description, eight.gltf, eight.texture), { message: 'vatbake: the description says 8 influences; the rest GLB has no JOINTS_1' });
 });
+
+// The same bake under `--bone-encoding quat16`: 2 RGBA16 texels a joint (4 a row).
+function quat16Bake() {
+  const b = bake();
+  b.description.texture = { ...b.description.texture, vk_format: 91, format: 'R16G16B16A16_UNORM', width: 4 };
+  b.description.bones = {
+    ...b.description.bones,
+    encoding: 'quat16',
+    quantization: { translation_min: [-1, 0, -2], translation_max: [1, 3, 2], scale_min: 0.5, scale_max: 1 },
+  };
+  b.texture = new THREE.DataTexture(new Uint16Array(4 * 5 * 4), 4, 5, THREE.RGBAFormat, THREE.UnsignedShortType);
+  return b;
+}
+
+test('quat16: the ranges as uniforms, the 16-bit decode compiled in, the texture up as RGBA16UI or RGBA16 UNORM', () => {
+  const { description, texture, gltf } = quat16Bake();
+  assert.equal(checkBoneDescription(description), description);
+  const bones = boneVatFromParts(description, gltf, texture, { count: 2 });
+  assert.equal(bones.path, 'integer', 'no renderer: core WebGL2\'s RGBA16UI');
+  assert.deepEqual([texture.internalFormat, texture.minFilter, texture.magFilter, texture.generateMipmaps, texture.flipY], ['RGBA16UI', THREE.NearestFilter, THREE.NearestFilter, false, false]);
+  assert.deepEqual(
+    [bones.uniforms.boneTranslationMin.value.toArray(), bones.uniforms.boneTranslationMax.value.toArray(), bones.uniforms.boneScaleRange.value.toArray()],
+    [[-1, 0, -2], [1, 3, 2], [0.5, 1]],
+  );
+  const [material] = bones.mesh.material;
+  assert.deepEqual([material.defines.BONES_QUAT16, material.defines.BONES_NORM16], ['', undefined]);
+  assert.equal(material.customProgramCacheKey(), 'vatbake-bones-quat16-integer');
+  const shader = { vertexShader: THREE.ShaderLib.standard.vertexShader, uniforms: {} };
+  material.onBeforeCompile(shader);
+  assert.equal(shader.uniforms.boneScaleRange, bones.uniforms.boneScaleRange);
+  assert.match(BONES_GLSL, /#ifdef BONES_QUAT16\n#ifdef BONES_NORM16\nuniform highp sampler2D boneTexture;/);
+  assert.match(BONES_GLSL, /#else\nuniform highp usampler2D boneTexture; +\/\/ RGBA16UI/);
+
+  // With EXT_texture_norm16, the texture stays normalized and the sampler is a sampler2D.
+  const norm = quat16Bake();
+  const renderer = { extensions: { has: (name) => name === 'EXT_texture_norm16' } };
+  const drawn = boneVatFromParts(norm.description, norm.gltf, norm.texture, { renderer, material: new THREE.MeshBasicMaterial() });
+  assert.equal(drawn.path, 'norm16');
+  assert.equal(norm.texture.normalized, true);
+  assert.deepEqual([drawn.mesh.material.defines.BONES_QUAT16, drawn.mesh.material.defines.BONES_NORM16], ['', '']);
+  assert.equal(drawn.mesh.material.customProgramCacheKey(), 'vatbake-bones-quat16-norm16');
+  // A float bake keeps its float texture and the float decode.
+  const f = bake();
+  const float = boneVatFromParts(f.description, f.gltf, f.texture);
+  assert.equal(float.path, 'float');
+  assert.equal(float.mesh.material[0].defines.BONES_QUAT16, undefined);
+});
+
+test('quat16: a texture or a description that does not match the encoding is refused', () => {
+  const { description, gltf } = quat16Bake();
+  const floats = new THREE.DataTexture(new Float32Array(4 * 5 * 4), 4, 5, THREE.RGBAFormat, THREE.FloatType);
+  assert.throws(() => boneVatFromParts(description, gltf, floats), { message: 'vatbake: expected KTX2Loader to give RGBA u16 texels (vkFormat 91, R16G16B16A16_UNORM)' });
+  const wrongFormat = { ...description, texture: { ...description.texture, vk_format: 109 } };
+  assert.throws(() => checkBoneDescription(wrongFormat, 'x.vat.json'), { message: 'vatbake: x.vat.json: bones.encoding quat16 with texture vk_format 109; it takes 91' });
+  const noRanges = { ...description, bones: { ...description.bones, quantization: undefined } };
+  assert.throws(() => checkBoneDescription(noRanges, 'x.vat.json'), {
+    message: 'vatbake: x.vat.json: bones.encoding quat16 without bones.quantization\'s ranges (translation_min, translation_max, scale_min, scale_max)',
+  });
+  const half = { ...description, bones: { ...description.bones, encoding: 'half' } };
+  assert.throws(() => checkBoneDescription(half, 'x.vat.json'), { message: 'vatbake: x.vat.json: bones.encoding "half"; this player reads float32 and quat16' });
+});

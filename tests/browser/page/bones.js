@@ -7,13 +7,13 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
-import { loadBoneVat } from '@vatbake/three';
+import { loadBoneVat, patchBoneMaterial } from '@vatbake/three';
 import * as BABYLON from '@babylonjs/core/index.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
 import { readMask as readMaskOf } from './mask.js';
 
 let size;
-const three = { renderer: null, loader: null, camera: null, bones: null, bonesScene: null, source: null };
+const three = { renderer: null, loader: null, camera: null, bones: null, bonesScene: null, source: null, reference: null };
 const babylon = { engine: null, scene: null, camera: null, vat: null, manager: null, source: null, groups: [] };
 
 function init(canvasSize) {
@@ -47,8 +47,11 @@ function framing(description) {
 
 const white = () => new THREE.MeshBasicMaterial({ color: 0xffffff, side: THREE.DoubleSide });
 
-async function loadThree({ descriptionUrl, sourceUrl }) {
+async function loadThree({ descriptionUrl, sourceUrl, referenceUrl = null }) {
   three.bones = await loadBoneVat(descriptionUrl, { loader: three.loader, renderer: three.renderer, count: 1, material: white() });
+  // Another bake of the same model (the float32 one), whose skinned positions the GPU
+  // gives beside this one's (bonePositions).
+  three.reference = referenceUrl ? await loadBoneVat(referenceUrl, { loader: three.loader, renderer: three.renderer, count: 1, material: white() }) : null;
   three.bonesScene = new THREE.Scene();
   three.bonesScene.add(three.bones.mesh);
   const f = framing(three.bones.description);
@@ -72,6 +75,62 @@ function renderThreeBones(clipName, t) {
   three.bones.update(t);
   three.renderer.render(three.bonesScene, three.camera);
   return readMask(three.renderer.getContext());
+}
+
+/**
+ * The skinned position of every vertex of a bone bake as @vatbake/three's shader computes
+ * it: the rest mesh drawn as points, vertex i to pixel i of a float render target, the
+ * bone decode patched in as for any material. Cached per bake.
+ */
+function positionReader(bones) {
+  if (bones.reader) return bones.reader;
+  const n = bones.mesh.geometry.attributes.position.count;
+  const width = Math.min(n, 1024);
+  const height = Math.ceil(n / width);
+  const target = new THREE.WebGLRenderTarget(width, height, { type: THREE.FloatType, minFilter: THREE.NearestFilter, magFilter: THREE.NearestFilter, depthBuffer: false });
+  const material = new THREE.ShaderMaterial({
+    uniforms: { readSize: { value: new THREE.Vector2(width, height) } },
+    vertexShader: `#include <common>
+uniform vec2 readSize;
+varying vec3 vSkinned;
+void main() {
+#include <begin_vertex>
+  vSkinned = transformed;
+  float id = float(gl_VertexID);
+  gl_Position = vec4((mod(id, readSize.x) + 0.5) / readSize.x * 2.0 - 1.0, (floor(id / readSize.x) + 0.5) / readSize.y * 2.0 - 1.0, 0.0, 1.0);
+  gl_PointSize = 1.0;
+}`,
+    fragmentShader: 'varying vec3 vSkinned;\nvoid main() { gl_FragColor = vec4(vSkinned, 1.0); }',
+  });
+  const { description } = bones;
+  patchBoneMaterial(material, bones.uniforms, { eight: description.bones.influences === 8, quat16: description.bones.encoding === 'quat16', path: bones.path });
+  const points = new THREE.Points(bones.mesh.geometry, material);
+  points.frustumCulled = false;
+  const scene = new THREE.Scene().add(points);
+  bones.reader = { n, width, height, target, scene, camera: new THREE.OrthographicCamera() };
+  return bones.reader;
+}
+
+/** Every vertex's skinned position, clip `clipName` at `t` s, of this bake (or the reference): base64 of n × 3 floats. */
+function bonePositions(which, clipName, t) {
+  const bones = which === 'reference' ? three.reference : three.bones;
+  const r = positionReader(bones);
+  bones.setClip(clipName, 0);
+  bones.update(t);
+  three.renderer.setRenderTarget(r.target);
+  three.renderer.setClearColor(0x000000, 0);
+  three.renderer.clear();
+  three.renderer.render(r.scene, r.camera);
+  const rgba = new Float32Array(r.width * r.height * 4);
+  three.renderer.readRenderTargetPixels(r.target, 0, 0, r.width, r.height, rgba);
+  three.renderer.setRenderTarget(null);
+  three.renderer.setClearColor(0x000000, 1);
+  const xyz = new Float32Array(r.n * 3);
+  for (let i = 0; i < r.n; i++) xyz.set(rgba.subarray(i * 4, i * 4 + 3), i * 3);
+  let binary = '';
+  const bytes = new Uint8Array(xyz.buffer);
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { path: bones.path, positions: btoa(binary) };
 }
 
 function renderThreeSource(sourceIndices, t) {
@@ -188,4 +247,4 @@ async function renderBabylonSource(groupIndices, t) {
   return readMask(glOf());
 }
 
-window.bones = { init, loadThree, renderThreeBones, renderThreeSource, loadBabylon, renderBabylonBones, renderBabylonSource };
+window.bones = { init, loadThree, renderThreeBones, renderThreeSource, bonePositions, loadBabylon, renderBabylonBones, renderBabylonSource };

@@ -30,7 +30,10 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) ->
     let bounds =
         run.clock.stage(Stage::Bounds, || bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings))?;
     let bind = bind_pose(&posed.rig);
-    let matrices = run.clock.stage(Stage::Pack, || pack_matrices(&posed, &palette, settings, &mut run.staged))?;
+    let diagonal = bounds.diagonal();
+    let matrices = run.clock.stage(Stage::Pack, || {
+        pack_matrices(&posed, &palette, &bind.0, diagonal, settings, &mut run.found, &mut run.staged)
+    })?;
     run.clock.pack_parts(matrices.parts_ms);
     let errors =
         run.clock.stage(Stage::Measure, || Ok(matrix_errors(&posed, &palette, &matrices, &bind.0, &bounds)))?;
@@ -47,7 +50,7 @@ pub(crate) fn run(settings: &BakeSettings, watch: &dyn Watch, staged: Staged) ->
     let outcome = Outcome {
         texture_bytes: matrices.ktx2.len() as u64,
         mesh_bytes: encoded.glb.len() as u64,
-        raw_texel_bytes: (matrices.width * matrices.rows.len() * 16) as u64,
+        raw_texel_bytes: matrices.width as u64 * matrices.rows.len() as u64 * matrices.encoding.texel_bytes(),
         size_ratio: posed.size_ratio,
         decimation: None,
     };

@@ -1,6 +1,7 @@
 //! Verify's entry into the pipeline: the vertex bake's stages up to evaluate (load →
-//! clips → decimate → evaluate, and `--loop-rows`' bounds and loop rows), with the
-//! settings a description records; nothing is written. `verify` reaches the pipeline
+//! clips → decimate → evaluate, and `--loop-rows`' bounds and loop rows), or the bone
+//! bake's (load → clips → evaluate → bounds, with the palette and the bind pose), with
+//! the settings a description records; nothing is written. `verify` reaches the pipeline
 //! through this and nothing else: what it compares a shipped texture with is here.
 
 use anyhow::Result;
@@ -76,5 +77,69 @@ pub(crate) fn evaluate_fresh<R>(settings: &BakeSettings, then: impl FnOnce(&Fres
         source_sha256: source.sha256.clone(),
         clips,
         corrections: posed.corrections,
+    })
+}
+
+/// A fresh evaluation of a bone bake's source (`--mode bones`), for `verify`: the
+/// bone bake's own load, clips, evaluation, bounds, palette and bind pose.
+pub(crate) struct FreshBones<'m> {
+    rig: Rig<'m>,
+    poses: Vec<RowPose>,
+    palette: crate::pipeline::bones_palette::Palette,
+    bind: Vec<glam::Vec3>,
+    /// The clips with their rows, rates and durations.
+    pub entries: Vec<ClipEntry>,
+    /// The diagonal of the bounds the bake records.
+    pub diagonal: f32,
+    /// SHA-256 of the source file, lowercase hex.
+    pub source_sha256: String,
+}
+
+impl FreshBones<'_> {
+    /// Matrices per row.
+    pub fn joints(&self) -> usize {
+        self.palette.len()
+    }
+
+    /// Rows evaluated.
+    pub fn rows(&self) -> usize {
+        self.poses.len()
+    }
+
+    /// Per point of global row `row`: the distance between the bind pose skinned by
+    /// `matrices` (one row of a texture, in palette order) and the evaluation.
+    pub fn distances(&self, row: usize, matrices: &[glam::Mat4]) -> Vec<f32> {
+        let evaluated = crate::pipeline::texels::positions(&self.rig, &self.poses[row]);
+        evaluated
+            .iter()
+            .enumerate()
+            .map(|(i, p)| self.palette.skin(matrices, i, self.bind[i], vat_model::MAX_INFLUENCES).distance(*p))
+            .collect()
+    }
+}
+
+/// Runs the bone bake's stages up to the bounds with `settings`, and hands the result to
+/// `then`, without writing anything.
+pub(crate) fn evaluate_fresh_bones<R>(
+    settings: &BakeSettings,
+    then: impl FnOnce(&FreshBones) -> Result<R>,
+) -> Result<R> {
+    let mut found = Found::default();
+    let source = load(settings, &mut found)?;
+    let model = &source.model;
+    let (clips, slots) = clips_and_slots(model, settings, &mut found.warnings)?;
+    let clip_rows = clip_rows(&clips, settings);
+    let mut posed = evaluate(model, &clips, slots, &clip_rows, settings)?;
+    let palette = crate::pipeline::bones_palette::Palette::new(&posed.rig);
+    let bounds = bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
+    let bind = crate::pipeline::bones_palette::bind_pose(&posed.rig).0;
+    then(&FreshBones {
+        rig: posed.rig,
+        poses: posed.poses,
+        palette,
+        bind,
+        entries: posed.entries,
+        diagonal: bounds.diagonal(),
+        source_sha256: source.sha256.clone(),
     })
 }

@@ -117,8 +117,8 @@ pub fn gpu_bytes(d: &description::Description) -> u64 {
     let t = &d.texture;
     let rows = u64::from(t.layers.unwrap_or(1)) * u64::from(t.layer_height.unwrap_or(t.height));
     let copies = if d.normals.mode == description::NormalsMode::Separate { 2 } else { 1 };
-    // RGBA16 texels, or RGBA32F joint matrices in a bone bake.
-    let texel_bytes = if d.bones.is_some() { 16 } else { 8 };
+    // RGBA16 texels, or a bone bake's joint matrices: RGBA32F, or RGBA16 under "quat16".
+    let texel_bytes = d.bones.as_ref().map_or(8, |b| b.encoding.texel_bytes());
     // Saturating: an edited description's shape must not overflow.
     rows.saturating_mul(u64::from(t.width)).saturating_mul(texel_bytes * copies)
 }

@@ -247,8 +247,13 @@ pub(crate) fn encode_bones(made: &BoneMade, settings: &BakeSettings) -> Result<E
         exports.first().map(|(name, _)| name.clone()).filter(|_| settings.format == OutputFormat::Babylon);
     let bones = Bones {
         joints: palette.len() as u32,
-        encoding: description::MatrixEncoding::Float32,
-        decode: description::BONES_DECODE.into(),
+        encoding: matrices.encoding,
+        decode: match matrices.encoding {
+            description::MatrixEncoding::Float32 => description::BONES_DECODE,
+            description::MatrixEncoding::Quat16 => description::BONES_DECODE_QUAT16,
+        }
+        .into(),
+        quantization: matrices.quantization.clone(),
         sources: palette.sources(model),
         influences: palette.influences() as u32,
         four_influence_error: four.clone(),
@@ -280,8 +285,14 @@ fn describe_bones(made: &BoneMade, glb: &[u8], bones: Bones, settings: &BakeSett
         texture: description::Texture {
             file: settings.texture_file(),
             container: description::TextureFormat::Ktx2,
-            vk_format: vat_ktx2::VK_FORMAT_R32G32B32A32_SFLOAT,
-            format: description::TexelFormat::R32G32B32A32Sfloat,
+            vk_format: match matrices.encoding {
+                description::MatrixEncoding::Float32 => vat_ktx2::VK_FORMAT_R32G32B32A32_SFLOAT,
+                description::MatrixEncoding::Quat16 => vat_ktx2::VK_FORMAT_R16G16B16A16_UNORM,
+            },
+            format: match matrices.encoding {
+                description::MatrixEncoding::Float32 => description::TexelFormat::R32G32B32A32Sfloat,
+                description::MatrixEncoding::Quat16 => description::TexelFormat::R16G16B16A16Unorm,
+            },
             supercompression: description::Supercompression::Zstd,
             width: width as u32,
             height: height as u32,

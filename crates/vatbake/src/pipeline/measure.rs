@@ -97,15 +97,17 @@ pub(crate) fn matrix_errors(
     bind: &[Vec3],
     bounds: &Bounds,
 ) -> MatrixErrors {
+    let stored = matrices.stored();
     MatrixErrors {
-        max_error: decode_error(&posed.rig, &posed.poses, &matrices.rows, palette, bind),
-        four: four_influence_error(palette, &matrices.rows, &posed.entries, bind, bounds),
+        // The 16-bit form was measured when pack chose it.
+        max_error: matrices.max_error.unwrap_or_else(|| decode_error(&posed.rig, &posed.poses, stored, palette, bind)),
+        four: four_influence_error(palette, stored, &posed.entries, bind, bounds),
     }
 }
 
 /// The largest distance between the bind pose skinned by each row's matrices (as
-/// stored: f32) and the bake's own evaluation of the same row.
-fn decode_error(rig: &Rig, poses: &[RowPose], rows: &[Vec<Mat4>], palette: &Palette, bind: &[Vec3]) -> f32 {
+/// stored: f32, or decoded from the 16-bit form) and the bake's own evaluation of the same row.
+pub(crate) fn decode_error(rig: &Rig, poses: &[RowPose], rows: &[Vec<Mat4>], palette: &Palette, bind: &[Vec3]) -> f32 {
     poses
         .par_iter()
         .zip(rows)

@@ -42,6 +42,7 @@ pub(crate) mod write;
 // measure, written in encode), and the playback features each applied in its stage.
 pub(crate) mod bones_mesh;
 pub(crate) mod bones_palette;
+pub(crate) mod bones_quat16;
 pub(crate) mod export;
 pub(crate) mod lods;
 pub(crate) mod loop_rows;

@@ -439,42 +439,166 @@ fn pack_png(
     })
 }
 
-/// A bone bake's texture: every row's joint matrices, as float texels.
+/// A bone bake's texture: every row's joint matrices, as float texels or in the
+/// 16-bit form (`--bone-encoding quat16`).
 pub(crate) struct Matrices {
-    /// Every row's matrices, in palette order.
+    /// Every row's matrices, in palette order, as computed.
     pub(crate) rows: Vec<Vec<Mat4>>,
-    /// Texels per row: [`TEXELS_PER_JOINT`] per matrix.
+    /// Under "quat16": the matrices the texture decodes to; `None`: `rows` themselves.
+    pub(crate) decoded: Option<Vec<Vec<Mat4>>>,
+    /// How the texture stores them (float32 when quat16 was asked for and the rig does not fit).
+    pub(crate) encoding: description::MatrixEncoding,
+    /// The 16-bit ranges, under "quat16".
+    pub(crate) quantization: Option<description::BoneQuantization>,
+    /// Under "quat16": the largest distance of a skinned point from the evaluation,
+    /// measured while choosing the form.
+    pub(crate) max_error: Option<f32>,
+    /// Texels per row: [`TEXELS_PER_JOINT`] per matrix (2 under "quat16").
     pub(crate) width: usize,
     /// The staged KTX2's bytes.
     pub(crate) ktx2: Vec<u8>,
     pub(crate) parts_ms: PartsMs,
 }
 
-/// Pack, for a bone bake: every row's matrices in `palette`'s order, a float KTX2
-/// made whole in memory and staged.
+impl Matrices {
+    /// The matrices a player gets from the texture.
+    pub(crate) fn stored(&self) -> &[Vec<Mat4>] {
+        self.decoded.as_deref().unwrap_or(&self.rows)
+    }
+}
+
+/// The largest error, as a share of the bounds diagonal, a bone bake's 16-bit form may
+/// put on a point before the rig is baked in floats instead: the tolerance the vertex
+/// bakes and the checks against three.js's SkinnedMesh hold.
+pub(crate) const QUAT16_TOLERANCE: f32 = 1e-4;
+
+/// What the rows become under the 16-bit form, or why the rig keeps floats.
+enum Form {
+    Float,
+    Quat16 { ranges: description::BoneQuantization, texels: Vec<u16>, decoded: Vec<Vec<Mat4>>, max_error: f32 },
+}
+
+/// The 16-bit form of `rows`, when every point skinned by its decoded matrices is
+/// within [`QUAT16_TOLERANCE`] of the diagonal; otherwise a warning naming the worst
+/// matrix and [`Form::Float`].
+fn quat16_form(
+    posed: &Posed,
+    palette: &Palette,
+    rows: &[Vec<Mat4>],
+    bind: &[glam::Vec3],
+    diagonal: f32,
+    found: &mut Found,
+) -> Form {
+    let ranges = bones_quat16::ranges(rows);
+    let texels = bones_quat16::encode(rows, &ranges);
+    let decoded = bones_quat16::decode(&texels, palette.len(), &ranges);
+    let max_error = super::measure::decode_error(&posed.rig, &posed.poses, &decoded, palette, bind);
+    let fraction = max_error / diagonal.max(f32::MIN_POSITIVE);
+    if fraction <= QUAT16_TOLERANCE {
+        return Form::Quat16 { ranges, texels, decoded, max_error };
+    }
+    // The matrix furthest from a uniform scale times a rotation, for the message.
+    let (misfit, joint, row) = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| row.iter().enumerate().map(move |(j, m)| (bones_quat16::misfit(m), j, r)))
+        .fold((0.0f32, 0, 0), |best, m| if m.0 > best.0 { m } else { best });
+    let model = posed.rig.model();
+    let source = &palette.sources(model)[joint];
+    let name = source.name.clone().unwrap_or_else(|| format!("node {}", source.node));
+    let why = if misfit > bones_quat16::FIT_TOLERANCE {
+        format!(
+            "matrix {joint} ({name}) on row {row} is not a rotation times a uniform scale (off by {:.1}% of its \
+             scale: a non-uniform scale or a shear), which the 16-bit form cannot hold",
+            100.0 * misfit
+        )
+    } else {
+        "its translations or scales span too wide a range for 16-bit steps".to_string()
+    };
+    found.warnings.push(
+        Finding::new(
+            "bones-float32",
+            format!(
+                "--bone-encoding quat16 would put points {max_error:.3e} ({:.4}% of the bounds diagonal, over the \
+                 {:.2}% tolerance) from the evaluation: {why}; the matrices are stored as 32-bit floats \
+                 (bones.encoding float32)",
+                100.0 * fraction,
+                100.0 * QUAT16_TOLERANCE
+            ),
+        )
+        .advice("the float texture is exact; the 16-bit form needs a rig without squash and stretch"),
+    );
+    Form::Float
+}
+
+/// Pack, for a bone bake: every row's matrices in `palette`'s order, a KTX2 made
+/// whole in memory and staged: float texels, or the 16-bit form when it is asked
+/// for and holds every point of the bind pose `bind` within the tolerance of the
+/// bounds' `diagonal`.
 pub(crate) fn pack_matrices(
     posed: &Posed,
     palette: &Palette,
+    bind: &[glam::Vec3],
+    diagonal: f32,
     settings: &BakeSettings,
+    found: &mut Found,
     staged: &mut Staged,
 ) -> Result<Matrices> {
-    let width = palette.len() * TEXELS_PER_JOINT;
-    let (rows, ktx2, parts_ms) = stage_in_memory(
+    let joints = palette.len();
+    let quat16 = settings.bone_encoding == description::MatrixEncoding::Quat16;
+    let ((rows, form), ktx2, parts_ms) = stage_in_memory(
         staged,
         &settings.texture_file(),
-        || posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>(),
-        |rows| {
-            let texels = matrix_texels(&rows);
-            let image = vat_ktx2::Rgba32fImage { width: width as u32, height: rows.len() as u32, texels };
+        || {
+            let rows = posed.poses.par_iter().map(|pose| palette.row(pose)).collect::<Vec<Vec<Mat4>>>();
+            let form = if quat16 { quat16_form(posed, palette, &rows, bind, diagonal, found) } else { Form::Float };
+            (rows, form)
+        },
+        |(rows, form)| {
             let options = vat_ktx2::Ktx2Options {
                 zstd_level: settings.zstd_level,
                 writer: GENERATOR.to_string(),
                 ..Default::default()
             };
-            Ok((vat_ktx2::encode_ktx2_rgba32f(&image, &options).context("cannot encode the texture")?, rows))
+            let height = rows.len() as u32;
+            let file = match &form {
+                Form::Float => {
+                    let width = (joints * TEXELS_PER_JOINT) as u32;
+                    let image = vat_ktx2::Rgba32fImage { width, height, texels: matrix_texels(&rows) };
+                    vat_ktx2::encode_ktx2_rgba32f(&image, &options)
+                }
+                Form::Quat16 { texels, .. } => {
+                    let width = (joints * bones_quat16::TEXELS_PER_JOINT) as u32;
+                    let image = vat_ktx2::Rgba16Image { width, height, texels: texels.clone() };
+                    vat_ktx2::encode_ktx2(&image, &options)
+                }
+            }
+            .context("cannot encode the texture")?;
+            Ok((file, (rows, form)))
         },
     )?;
-    Ok(Matrices { rows, width, ktx2, parts_ms })
+    Ok(match form {
+        Form::Float => Matrices {
+            rows,
+            decoded: None,
+            encoding: description::MatrixEncoding::Float32,
+            quantization: None,
+            max_error: None,
+            width: joints * TEXELS_PER_JOINT,
+            ktx2,
+            parts_ms,
+        },
+        Form::Quat16 { ranges, decoded, max_error, .. } => Matrices {
+            rows,
+            decoded: Some(decoded),
+            encoding: description::MatrixEncoding::Quat16,
+            quantization: Some(ranges),
+            max_error: Some(max_error),
+            width: joints * bones_quat16::TEXELS_PER_JOINT,
+            ktx2,
+            parts_ms,
+        },
+    })
 }
 
 /// The texture's floats: every row's matrices, columns in order, rows stacked.

@@ -989,11 +989,12 @@ pub fn columns_of(mesh: &RestMesh, points: usize) -> Result<Columns, String> {
     Columns::from_points(by_column).ok_or_else(|| "the vertices do not read one column each".to_string())
 }
 
-/// What `verify` and `preview` say of a bone bake (`--mode bones`), whose texture they do not read.
+/// What `preview` (and any reader of a vertex texture) says of a bone bake (`--mode bones`),
+/// whose texture it does not read.
 pub fn bone_bake_message(description: &Path) -> String {
     format!(
         "{}: a bone bake (--mode bones): its texture holds joint matrices, not points, which this command \
-         does not read; `vatbake inspect` reads it, and a bake with --mode vertices can be verified and \
+         does not read; `vatbake inspect` and `vatbake verify` read it, and a bake with --mode vertices can be \
          previewed",
         description.display()
     )

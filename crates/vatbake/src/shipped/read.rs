@@ -143,7 +143,7 @@ pub fn texture_limit(description: &crate::description::Description) -> u64 {
     let t = &description.texture;
     let rows = u64::from(t.layers.unwrap_or(1)) * u64::from(t.layer_height.unwrap_or(t.height)).max(1);
     let copies = if description.normals.first_layer.is_some() { 2 } else { 1 };
-    let texel = if description.bones.is_some() { 16 } else { 8 };
+    let texel = description.bones.as_ref().map_or(8, |b| b.encoding.texel_bytes());
     let raw = u64::from(t.width).saturating_mul(rows).saturating_mul(copies * texel);
     raw.saturating_add(raw / 64).saturating_add(1 << 20).min(TEXTURE_MAX_BYTES)
 }
