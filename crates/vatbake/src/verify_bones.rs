@@ -253,6 +253,9 @@ fn compare_bones(
             worst_row: worst.0 as u32,
             worst_point: worst.1 as u32,
             max_normal_error_degrees: 0.0,
+            off_row_times: 0,
+            off_row_max_error: 0.0,
+            off_row_max_error_fraction: 0.0,
             passed,
         });
     }

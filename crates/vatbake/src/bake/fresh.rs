@@ -128,8 +128,8 @@ pub(crate) fn evaluate_fresh_bones<R>(
     let source = load(settings, &mut found)?;
     let model = &source.model;
     let (clips, slots) = clips_and_slots(model, settings, &mut found.warnings)?;
-    let clip_rows = clip_rows(&clips, settings);
-    let mut posed = evaluate(model, &clips, slots, &clip_rows, settings)?;
+    let rates = clip_rows(model, &clips, settings);
+    let mut posed = evaluate(model, &clips, slots, &rates, settings)?;
     let palette = crate::pipeline::bones_palette::Palette::new(&posed.rig);
     let bounds = bounds_and_loops(&posed.rig, &posed.poses, &mut posed.entries, settings)?;
     let bind = crate::pipeline::bones_palette::bind_pose(&posed.rig).0;
