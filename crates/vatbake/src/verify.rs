@@ -170,17 +170,7 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     let mut findings = Vec::new();
     let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
     let d = &files.description;
-    for stale in files.unrecorded_files() {
-        note(
-            "unrecorded-file",
-            format!(
-                "{}: a file a bake of this name writes, but {} does not record it: left by an earlier bake, out of \
-                 step with this one; delete it or re-bake",
-                stale.display(),
-                files.path.display()
-            ),
-        );
-    }
+    folder_findings(&files, &mut note);
 
     let image = read_texture(&files, &mut note);
     let layout = match shipped::layout_of(d) {
@@ -191,13 +181,6 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
         }
     };
     let rest = read_rest(&files, &mut note);
-    // The other format's files (`--format`): each there with its recorded size and SHA-256.
-    let folder = files.path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    for record in &d.exports {
-        if let Some((code, message)) = crate::shipped::exports::problem(folder, record) {
-            note(code, message);
-        }
-    }
 
     // The levels of detail (`--lods`): each there with its recorded SHA-256, its vertices
     // each reading a column of the bake at that point's rest position.
@@ -205,7 +188,9 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
         Some(layout) => d
             .lods
             .iter()
-            .filter_map(|record| read_lod(folder, record, layout, rest.as_ref().map(|(mesh, _)| mesh), &mut note))
+            .filter_map(|record| {
+                read_lod(files.folder(), record, layout, rest.as_ref().map(|(mesh, _)| mesh), &mut note)
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -226,16 +211,106 @@ pub fn verify(settings: &VerifySettings) -> Result<VerifyReport, Error> {
     };
 
     let bake_settings = recorded_settings(&files, source.clone())?;
-    let mut report = evaluate_fresh(&bake_settings, |fresh| {
+    let report = evaluate_fresh(&bake_settings, |fresh| {
         Ok(compare(&files, &source, shipped.as_ref(), rest.as_ref(), &lods, fresh, &mut findings))
     })
     .map_err(Error::from)?;
-    report.description = files.path.clone();
-    report.source = source;
-    report.passed = findings.is_empty();
-    report.findings = findings;
-    report.elapsed_ms = crate::pipeline::ms(started);
-    Ok(report)
+    Ok(report.finished(&files, source, findings, started))
+}
+
+impl VerifyReport {
+    /// The comparison's report with what every verify ends with: the files compared,
+    /// the findings (passed when there are none) and the time since `started`.
+    pub(super) fn finished(
+        mut self,
+        files: &ShippedFiles,
+        source: PathBuf,
+        findings: Vec<VerifyFinding>,
+        started: Instant,
+    ) -> Self {
+        self.description = files.path.clone();
+        self.source = source;
+        self.passed = findings.is_empty();
+        self.findings = findings;
+        self.elapsed_ms = crate::pipeline::ms(started);
+        self
+    }
+}
+
+/// What the folder holds beside the description: files a bake of this name writes that
+/// it does not record (an earlier bake's), and the other format's files (`--format`),
+/// each there with its recorded size and SHA-256. For vertex and bone bakes alike.
+pub(super) fn folder_findings(files: &ShippedFiles, note: &mut impl FnMut(&'static str, String)) {
+    for stale in files.unrecorded_files() {
+        note(
+            "unrecorded-file",
+            format!(
+                "{}: a file a bake of this name writes, but {} does not record it: left by an earlier bake, out of \
+                 step with this one; delete it or re-bake",
+                stale.display(),
+                files.path.display()
+            ),
+        );
+    }
+    for record in &files.description.exports {
+        if let Some((code, message)) = crate::shipped::exports::problem(files.folder(), record) {
+            note(code, message);
+        }
+    }
+}
+
+/// The texture's bytes against the description's record: their count, then (when the
+/// count is right) their SHA-256.
+pub(super) fn texture_bytes_findings(files: &ShippedFiles, bytes: &[u8], note: &mut impl FnMut(&'static str, String)) {
+    let d = &files.description;
+    if bytes.len() as u64 != d.texture.bytes {
+        note(
+            "texture-bytes",
+            format!(
+                "{}: the texture is {} bytes, the description says {}: truncated, or written by another bake",
+                files.texture.display(),
+                bytes.len(),
+                d.texture.bytes
+            ),
+        );
+    } else if files.hashes.texture.as_ref().is_some_and(|recorded| *recorded != description::sha256_hex(bytes)) {
+        // A wrong size says it already; a right size with other bytes is this.
+        note(
+            "texture-sha256",
+            format!(
+                "{}: the texture's SHA-256 is not the one its description records: the files are from different bakes",
+                files.texture.display()
+            ),
+        );
+    }
+}
+
+/// The rest mesh's SHA-256 against the record, hashed as read (a regular file in the
+/// folder, capped: it may have been swapped since it was parsed). `generator` is the
+/// file's `asset.generator` when it was parsed: a tool other than vatbake is named as
+/// the one that rewrote it (an optimizer, most likely).
+pub(super) fn mesh_hash_finding(
+    files: &ShippedFiles,
+    generator: Option<&str>,
+    note: &mut impl FnMut(&'static str, String),
+) {
+    let Some(recorded) = &files.hashes.mesh else { return };
+    let found = shipped::read::sha256_regular(&files.mesh, Some(files.folder()), shipped::read::REST_MESH_MAX_BYTES)
+        .unwrap_or_default();
+    if *recorded == found {
+        return;
+    }
+    let why = match generator.filter(|g| !g.starts_with("vatbake")) {
+        Some(tool) => format!(
+            "{tool} rewrote it after the bake (an optimizer: docs/PLAYBACK.md, \"Optimizers\", says which options \
+             keep the column uv); ship the .rest.glb the bake wrote"
+        ),
+        None => "the files are from different bakes".into(),
+    };
+    note(
+        "mesh-sha256",
+        format!("{}: the rest mesh's SHA-256 is not the one its description records: {why}", files.mesh.display()),
+    );
 }
 
 /// The texture: its bytes against the record, then decoded and its shape checked;
@@ -244,7 +319,6 @@ fn read_texture(
     files: &ShippedFiles,
     note: &mut impl FnMut(&'static str, String),
 ) -> Option<(vat_ktx2::Rgba16Image, Option<Vec<u16>>)> {
-    let d = &files.description;
     match files.read_texture() {
         Err(e) => {
             // A regular file too large for its declared shape is its size's finding;
@@ -254,29 +328,7 @@ fn read_texture(
             None
         }
         Ok(bytes) => {
-            if bytes.len() as u64 != d.texture.bytes {
-                note(
-                    "texture-bytes",
-                    format!(
-                        "{}: the texture is {} bytes, the description says {}: truncated, or written by another bake",
-                        files.texture.display(),
-                        bytes.len(),
-                        d.texture.bytes
-                    ),
-                );
-            } else if let Some(recorded) = &files.hashes.texture {
-                // A wrong size says it already; a right size with other bytes is this.
-                if *recorded != description::sha256_hex(&bytes) {
-                    note(
-                        "texture-sha256",
-                        format!(
-                            "{}: the texture's SHA-256 is not the one its description records: \
-                             the files are from different bakes",
-                            files.texture.display()
-                        ),
-                    );
-                }
-            }
+            texture_bytes_findings(files, &bytes, note);
             // The header's shape first: a texture of another shape is not inflated.
             match files.check_header(&bytes) {
                 Err((code, why)) => {
@@ -314,33 +366,7 @@ fn read_rest(
             None
         }
         Ok(mesh) => {
-            if let Some(recorded) = &files.hashes.mesh {
-                // Hashed as read: a regular file in the folder, capped (it may have been
-                // swapped since it was parsed).
-                let found = shipped::read::sha256_regular(
-                    &files.mesh,
-                    Some(files.folder()),
-                    shipped::read::REST_MESH_MAX_BYTES,
-                )
-                .unwrap_or_default();
-                if *recorded != found {
-                    // A file another tool wrote says so in its generator: an optimizer, most likely.
-                    let why = match mesh.generator.as_deref().filter(|g| !g.starts_with("vatbake")) {
-                        Some(tool) => format!(
-                            "{tool} rewrote it after the bake (an optimizer: docs/PLAYBACK.md, \"Optimizers\", \
-                             says which options keep the column uv); ship the .rest.glb the bake wrote"
-                        ),
-                        None => "the files are from different bakes".into(),
-                    };
-                    note(
-                        "mesh-sha256",
-                        format!(
-                            "{}: the rest mesh's SHA-256 is not the one its description records: {why}",
-                            files.mesh.display()
-                        ),
-                    );
-                }
-            }
+            mesh_hash_finding(files, mesh.generator.as_deref(), note);
             let points = d.points as usize;
             let columns = shipped::columns_of(&mesh, points).and_then(|columns| {
                 if d.texture.column_order == description::ColumnOrder::Source && !columns.is_identity() {
@@ -694,22 +720,35 @@ fn compare(
     report
 }
 
-/// What the files record against what the source gives: the source's hash, the point
-/// count, the texture's shape and the clips.
-fn check_structure(files: &ShippedFiles, source: &Path, fresh: &Fresh, note: &mut impl FnMut(&'static str, String)) {
+/// The source against the hash the description records: another file (changed since
+/// the bake) is said once, with what to do.
+pub(super) fn source_finding(
+    files: &ShippedFiles,
+    source: &Path,
+    sha256: &str,
+    note: &mut impl FnMut(&'static str, String),
+) {
     let d = &files.description;
-    let path = files.path.display();
-    if fresh.source_sha256 != d.source.sha256 {
+    if sha256 != d.source.sha256 {
         note(
             "source-changed",
             format!(
-                "{path}: the source {} is not the file that was baked (its SHA-256 differs from the recorded one \
-                 of {}): it changed since the bake; re-bake the unit, or pass --source with the baked file",
+                "{}: the source {} is not the file that was baked (its SHA-256 differs from the recorded one of \
+                 {}): it changed since the bake; re-bake the unit, or pass --source with the baked file",
+                files.path.display(),
                 source.display(),
                 d.source.file
             ),
         );
     }
+}
+
+/// What the files record against what the source gives: the source's hash, the point
+/// count, the texture's shape and the clips.
+fn check_structure(files: &ShippedFiles, source: &Path, fresh: &Fresh, note: &mut impl FnMut(&'static str, String)) {
+    let d = &files.description;
+    let path = files.path.display();
+    source_finding(files, source, &fresh.source_sha256, note);
     let layout = fresh.layout;
     if layout.points != d.points as usize {
         note("points", format!("{path}: records {} points, the source gives {}", d.points, layout.points));

@@ -31,51 +31,15 @@ pub(super) fn verify_bones(
     };
     let mut findings = Vec::new();
     let mut note = |code: &'static str, message: String| findings.push(VerifyFinding { code, message });
-    let d = &files.description;
-    for stale in files.unrecorded_files() {
-        note(
-            "unrecorded-file",
-            format!(
-                "{}: a file a bake of this name writes, but {} does not record it: left by an earlier bake, out of \
-                 step with this one; delete it or re-bake",
-                stale.display(),
-                files.path.display()
-            ),
-        );
-    }
-    let folder = files.folder().to_path_buf();
-    for record in &d.exports {
-        if let Some((code, message)) = crate::shipped::exports::problem(&folder, record) {
-            note(code, message);
-        }
-    }
-    if let Some(recorded) = &files.hashes.mesh {
-        let found =
-            shipped::read::sha256_regular(&files.mesh, Some(files.folder()), shipped::read::REST_MESH_MAX_BYTES)
-                .unwrap_or_default();
-        if *recorded != found {
-            note(
-                "mesh-sha256",
-                format!(
-                    "{}: the rest mesh's SHA-256 is not the one its description records: the files are from \
-                     different bakes",
-                    files.mesh.display()
-                ),
-            );
-        }
-    }
+    folder_findings(&files, &mut note);
+    mesh_hash_finding(&files, None, &mut note);
     let matrices = read_matrices(&files, &mut note);
     let bake_settings = recorded_settings(&files, source.clone())?;
-    let mut report = evaluate_fresh_bones(&bake_settings, |fresh| {
+    let report = evaluate_fresh_bones(&bake_settings, |fresh| {
         Ok(compare_bones(&files, &source, matrices.as_deref(), fresh, &mut note))
     })
     .map_err(Error::from)?;
-    report.description = files.path.clone();
-    report.source = source;
-    report.passed = findings.is_empty();
-    report.findings = findings;
-    report.elapsed_ms = crate::pipeline::ms(started);
-    Ok(report)
+    Ok(report.finished(&files, source, findings, started))
 }
 
 /// The texture's matrices, row by row, as a player decodes them; `None` (with a
@@ -90,25 +54,7 @@ fn read_matrices(files: &ShippedFiles, note: &mut impl FnMut(&'static str, Strin
             return None;
         }
     };
-    if bytes.len() as u64 != d.texture.bytes {
-        note(
-            "texture-bytes",
-            format!(
-                "{}: the texture is {} bytes, the description says {}: truncated, or written by another bake",
-                files.texture.display(),
-                bytes.len(),
-                d.texture.bytes
-            ),
-        );
-    } else if files.hashes.texture.as_ref().is_some_and(|recorded| *recorded != description::sha256_hex(&bytes)) {
-        note(
-            "texture-sha256",
-            format!(
-                "{}: the texture's SHA-256 is not the one its description records: the files are from different bakes",
-                files.texture.display()
-            ),
-        );
-    }
+    texture_bytes_findings(files, &bytes, note);
     let joints = bones.joints as usize;
     let per_joint = bones.encoding.texels_per_joint() as usize;
     let unreadable =
@@ -172,17 +118,7 @@ fn compare_bones(
 ) -> VerifyReport {
     let d = &files.description;
     let path = files.path.display().to_string();
-    if fresh.source_sha256 != d.source.sha256 {
-        note(
-            "source-changed",
-            format!(
-                "{path}: the source {} is not the file that was baked (its SHA-256 differs from the recorded one \
-                 of {}): it changed since the bake; re-bake the unit, or pass --source with the baked file",
-                source.display(),
-                d.source.file
-            ),
-        );
-    }
+    source_finding(files, source, &fresh.source_sha256, note);
     let joints = d.bones.as_ref().map_or(0, |b| b.joints as usize);
     if fresh.joints() != joints {
         note(
