@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
 import { fromParts, VatCrowd, impostorFromParts, impostorFrame, impostorView, impostorCell, checkImpostor, ImpostorMesh, IMPOSTOR_ALPHA_TEST } from '../src/index.js';
+import { bake } from './lib/bake.mjs';
 
 // A sidecar as `vatbake impostor` writes it: clips A (loops, 4 frames) and B (not, 3).
 function sidecar() {
@@ -105,21 +106,7 @@ test('ImpostorMesh: per-unit clip and clock, the billboard and the atlases in th
 });
 
 test('VatCrowd: the impostor is the last level, under one texel per pixel by default', () => {
-  const description = {
-    format: 'vatbake.vat', format_version: 1, points: 4, rows: 3,
-    texture: { file: 'x.vat.ktx2', container: 'ktx2', vk_format: 91, width: 4, height: 3, bands: 1 },
-    positions: { center: [0, 1, 0], half_extent: [2, 3, 4] },
-    normals: { channel: 'a', encoding: 'octahedral_8_8' },
-    mesh: { file: 'x.rest.glb', points: 4 },
-    clips: [{ name: 'A', row: 0, rows: 3, rate: 2, duration: 1, loop: true }, { name: 'B', row: 0, rows: 2, rate: 2, duration: 0.5, loop: false }],
-  };
-  const g = new THREE.BufferGeometry();
-  g.setAttribute('position', new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0], 3));
-  g.setAttribute('normal', new THREE.Float32BufferAttribute([0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0], 3));
-  g.setAttribute('uv1', new THREE.Float32BufferAttribute([0.125, 0, 0.375, 0, 0.625, 0, 0.875, 0], 2));
-  g.setIndex([0, 1, 2, 0, 2, 3]);
-  const gltf = { scene: new THREE.Group().add(new THREE.Mesh(g, new THREE.MeshStandardMaterial())) };
-  const texture = new THREE.DataTexture(new Uint16Array(4 * 3 * 4), 4, 3, THREE.RGBAFormat, THREE.UnsignedShortType);
+  const { description, gltf, texture } = bake({ levels: 0 });
   const vat = fromParts(description, gltf, texture, { renderer: { extensions: { has: () => false } } });
   const impostor = impostorFromParts(sidecar(), atlas(), atlas());
   const crowd = new VatCrowd(vat, 3, { impostor });
