@@ -1026,10 +1026,7 @@ fn judge_clips(
 /// Each clip between its rows: at every 1/60 s of the clip that falls between two rows,
 /// the decoded rows interpolated linearly (as `@vatbake/three` plays them) against the
 /// fresh pose (the root motion the rows took out, interpolated, taken out of it too),
-/// every point. Recorded on each clip's check; under `--fps auto` a clip is held to the
-/// error its bake recorded (`clips[i].auto_rate.max_error`, measured on the rows before
-/// quantization), plus the comparison's tolerance: past it, an `off-row` finding.
-/// A `--loop-rows` clip's appended row is not between two of the source's times.
+/// every point; [`judge_off_row_error`] records and judges it.
 fn judge_off_rows(
     files: &ShippedFiles,
     shipped: &Shipped,
@@ -1039,23 +1036,15 @@ fn judge_off_rows(
 ) {
     let d = &files.description;
     let points = fresh.layout.points;
+    let (tolerance, diagonal) = (report.tolerance, report.diagonal);
     for check in report.clips.iter_mut() {
         let Some(i) = d.clips.iter().position(|c| c.row == check.row && c.name == check.name) else { continue };
         let (clip, Some(entry)) = (&d.clips[i], fresh.entries.get(i)) else { continue };
-        let rows = (clip.rows.min(entry.rows) as usize).saturating_sub(usize::from(clip.loop_row));
+        let rows = off_row_span(clip, entry.rows);
         if rows < 2 || clip.row as usize + rows > shipped.rows() || entry.row as usize + rows > fresh.layout.rows {
             continue;
         }
-        let duration = (rows - 1) as f32 / clip.rate;
-        let times: Vec<(f32, usize, f32)> = crate::features::rates::truth_times(duration)
-            .into_iter()
-            .filter_map(|t| {
-                let at = (f64::from(t) * f64::from(clip.rate)).clamp(0.0, (rows - 1) as f64);
-                let k = (at.floor() as usize).min(rows - 2);
-                let a = (at - k as f64) as f32;
-                (a > 1e-3 && a < 1.0 - 1e-3).then_some((t, k, a))
-            })
-            .collect();
+        let times = off_row_times(clip, rows);
         let decoded: Vec<Vec<Vec3>> =
             (0..rows).into_par_iter().map(|k| shipped.positions(clip.row as usize + k)).collect();
         let (worst, at) = times
@@ -1070,28 +1059,77 @@ fn judge_off_rows(
                     (error, t)
                 },
             )
-            .reduce(|| (0.0, 0.0), |x, y| if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) { y } else { x });
-        check.off_row_times = times.len() as u32;
-        check.off_row_max_error = worst;
-        check.off_row_max_error_fraction = if report.diagonal > 0.0 { worst / report.diagonal } else { 0.0 };
-        let Some(auto) = &clip.auto_rate else { continue };
-        let bound = auto.max_error * 1.001 + report.tolerance;
-        if worst > bound || worst.is_nan() {
-            check.passed = false;
-            note(
-                "off-row",
-                format!(
-                    "{}: clip \"{}\" plays up to {worst:.4e} model units ({:.3}% of the bounds diagonal) from its \
-                     source between rows, at {at:.4} s; its bake recorded {:.4e} for its {} rows/s (--fps auto), \
-                     and the tolerance is {bound:.4e}: the rows or the rate are not the bake's; re-bake the unit",
-                    files.path.display(),
-                    clip.name,
-                    100.0 * check.off_row_max_error_fraction,
-                    auto.max_error,
-                    auto.fps
-                ),
-            );
-        }
+            .reduce(|| (0.0, 0.0), worst_off_row);
+        judge_off_row_error(files, clip, check, times.len(), (worst, at), (tolerance, diagonal), note);
+    }
+}
+
+/// The rows of `clip` that play between one another: the description's and the fresh
+/// evaluation's (`fresh_rows`) in common, less a `--loop-rows` clip's appended row, which
+/// is not between two of the source's times.
+fn off_row_span(clip: &ClipEntry, fresh_rows: u32) -> usize {
+    (clip.rows.min(fresh_rows) as usize).saturating_sub(usize::from(clip.loop_row))
+}
+
+/// The times a clip is compared at between its first `rows` rows: every 1/60 s
+/// (`--fps auto`'s truth) that is not on a row, each with the row before it and the
+/// fraction of the way to the next.
+fn off_row_times(clip: &ClipEntry, rows: usize) -> Vec<(f32, usize, f32)> {
+    let duration = (rows - 1) as f32 / clip.rate;
+    crate::features::rates::truth_times(duration)
+        .into_iter()
+        .filter_map(|t| {
+            let at = (f64::from(t) * f64::from(clip.rate)).clamp(0.0, (rows - 1) as f64);
+            let k = (at.floor() as usize).min(rows - 2);
+            let a = (at - k as f64) as f32;
+            (a > 1e-3 && a < 1.0 - 1e-3).then_some((t, k, a))
+        })
+        .collect()
+}
+
+/// The larger of two (error, time) pairs, the earlier time on a tie: the same answer
+/// at any thread count.
+fn worst_off_row(x: (f32, f32), y: (f32, f32)) -> (f32, f32) {
+    if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) {
+        y
+    } else {
+        x
+    }
+}
+
+/// Records a clip's largest error between rows (`worst` at time `at`, over `times`
+/// times) on its check; under `--fps auto` the clip is held to the error its bake
+/// recorded (`clips[i].auto_rate.max_error`, measured on the rows before quantization),
+/// plus the comparison's tolerance: past it, an `off-row` finding.
+fn judge_off_row_error(
+    files: &ShippedFiles,
+    clip: &ClipEntry,
+    check: &mut ClipCheck,
+    times: usize,
+    (worst, at): (f32, f32),
+    (tolerance, diagonal): (f32, f32),
+    note: &mut impl FnMut(&'static str, String),
+) {
+    check.off_row_times = times as u32;
+    check.off_row_max_error = worst;
+    check.off_row_max_error_fraction = if diagonal > 0.0 { worst / diagonal } else { 0.0 };
+    let Some(auto) = &clip.auto_rate else { return };
+    let bound = auto.max_error * 1.001 + tolerance;
+    if worst > bound || worst.is_nan() {
+        check.passed = false;
+        note(
+            "off-row",
+            format!(
+                "{}: clip \"{}\" plays up to {worst:.4e} model units ({:.3}% of the bounds diagonal) from its \
+                 source between rows, at {at:.4} s; its bake recorded {:.4e} for its {} rows/s (--fps auto), \
+                 and the tolerance is {bound:.4e}: the rows or the rate are not the bake's; re-bake the unit",
+                files.path.display(),
+                clip.name,
+                100.0 * check.off_row_max_error_fraction,
+                auto.max_error,
+                auto.fps
+            ),
+        );
     }
 }
 

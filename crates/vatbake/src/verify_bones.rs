@@ -145,7 +145,7 @@ fn compare_bones(
         elapsed_ms: 0.0,
     };
     let Some(matrices) = matrices.filter(|_| fresh.joints() == joints) else { return report };
-    for clip in &d.clips {
+    for (i, clip) in d.clips.iter().enumerate() {
         let rows: Vec<usize> = (clip.row as usize..(clip.row + clip.rows) as usize)
             .filter(|&r| r < matrices.len() && r < fresh.rows())
             .collect();
@@ -194,6 +194,39 @@ fn compare_bones(
             off_row_max_error_fraction: 0.0,
             passed,
         });
+        if let Some(check) = report.clips.last_mut() {
+            judge_bones_off_rows(files, fresh, matrices, i, check, (tolerance, diagonal), note);
+        }
     }
     report
+}
+
+/// Clip `i` between its rows, as verify judges a vertex bake's (`judge_off_rows`): at
+/// every 1/60 s between two rows, the bind pose skinned by both rows' decoded matrices
+/// and interpolated, against the fresh pose at that time.
+fn judge_bones_off_rows(
+    files: &ShippedFiles,
+    fresh: &FreshBones,
+    matrices: &[Vec<Mat4>],
+    i: usize,
+    check: &mut ClipCheck,
+    (tolerance, diagonal): (f32, f32),
+    note: &mut impl FnMut(&'static str, String),
+) {
+    let clip = &files.description.clips[i];
+    let Some(entry) = fresh.entries.get(i) else { return };
+    let rows = off_row_span(clip, entry.rows);
+    let first = clip.row as usize;
+    if rows < 2 || first + rows > matrices.len() || entry.row as usize + rows > fresh.rows() {
+        return;
+    }
+    let times = off_row_times(clip, rows);
+    let worst = times
+        .par_iter()
+        .map(|&(t, k, a)| {
+            let pair = (matrices[first + k].as_slice(), matrices[first + k + 1].as_slice());
+            (fresh.off_row_error(i, t, entry.row as usize + k, a, pair), t)
+        })
+        .reduce(|| (0.0, 0.0), worst_off_row);
+    judge_off_row_error(files, clip, check, times.len(), worst, (tolerance, diagonal), note);
 }

@@ -1,7 +1,8 @@
 //! `--fps auto`: each clip's rows chosen by the error of the interpolation between them
 //! (docs/CLI.md, "Rows chosen by error"). The figures are the fixtures' own, exact: a
 //! held pose takes one row, a fast clip up to 60 rows per second; the same bytes at any
-//! thread count; `verify` checks the times between rows and catches a record that lies.
+//! thread count; `verify` checks the times between rows, of a vertex or a bone bake, and
+//! catches a record that lies.
 
 mod common;
 
@@ -83,38 +84,44 @@ fn the_same_bytes_at_any_thread_count() {
     assert_eq!((of("idle"), of("sprint")), (13, 31));
 }
 
+/// For a vertex bake, and for a bone bake in either encoding (its rows are matrices: the
+/// bind pose skinned by each of two rows' and interpolated, as `@vatbake/three` plays it).
 #[test]
 fn verify_checks_the_times_between_rows() {
-    let (out, _) = bake(&fixture("Fox/Fox.glb"), &["--fps", "auto"]);
-    let description = out.path().join("Fox.vat.json");
-    let source = fixture("Fox/Fox.glb");
-    let run = || {
-        let o = vatbake(&["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap(), "--json"]);
-        (o.status.code(), serde_json::from_slice::<Value>(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o))))
-    };
-    let (code, report) = run();
-    assert_eq!(code, Some(0), "{report}");
-    let d: Value = serde_json::from_slice(&std::fs::read(&description).unwrap()).unwrap();
-    for (check, clip) in report["clips"].as_array().unwrap().iter().zip(d["clips"].as_array().unwrap()) {
-        // Every 1/60 s that is not on a row.
-        assert!(check["off_row_times"].as_u64().unwrap() > 0, "{check}");
-        let decoded = check["off_row_max_error"].as_f64().unwrap();
-        let recorded = clip["auto_rate"]["max_error"].as_f64().unwrap();
-        // The decoded rows are quantized: within the bake's record and one precision.
-        assert!(decoded <= recorded + report["tolerance"].as_f64().unwrap(), "{check} {clip}");
-        assert!(decoded > 0.5 * recorded, "{check} {clip}");
+    for mode in [&[][..], &["--mode", "bones"], &["--mode", "bones", "--bone-encoding", "quat16"]] {
+        let (out, _) = bake(&fixture("Fox/Fox.glb"), &[&["--fps", "auto"], mode].concat());
+        let description = out.path().join("Fox.vat.json");
+        let source = fixture("Fox/Fox.glb");
+        let run = || {
+            let o = vatbake(&["verify", description.to_str().unwrap(), "--source", source.to_str().unwrap(), "--json"]);
+            (o.status.code(), serde_json::from_slice::<Value>(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o))))
+        };
+        let (code, report) = run();
+        assert_eq!(code, Some(0), "{mode:?}: {report}");
+        let d: Value = serde_json::from_slice(&std::fs::read(&description).unwrap()).unwrap();
+        assert_eq!(d["bones"].is_object(), !mode.is_empty());
+        for (check, clip) in report["clips"].as_array().unwrap().iter().zip(d["clips"].as_array().unwrap()) {
+            // Every 1/60 s that is not on a row.
+            assert!(check["off_row_times"].as_u64().unwrap() > 0, "{mode:?}: {check}");
+            let decoded = check["off_row_max_error"].as_f64().unwrap();
+            let recorded = clip["auto_rate"]["max_error"].as_f64().unwrap();
+            // The decoded rows are quantized: within the bake's record and one precision.
+            assert!(decoded <= recorded + report["tolerance"].as_f64().unwrap(), "{mode:?}: {check} {clip}");
+            assert!(decoded > 0.5 * recorded, "{mode:?}: {check} {clip}");
+        }
+        // A record that claims less than the rows give is caught, clip and time named.
+        let mut edited = d.clone();
+        edited["clips"][1]["auto_rate"]["max_error"] = serde_json::json!(0.001);
+        std::fs::write(&description, serde_json::to_vec_pretty(&edited).unwrap()).unwrap();
+        let (code, report) = run();
+        assert_eq!(code, Some(1), "{mode:?}: {report}");
+        let findings = report["findings"].as_array().unwrap();
+        let codes: Vec<&str> = findings.iter().map(|f| f["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, ["off-row"], "{mode:?}");
+        let message = findings[0]["message"].as_str().unwrap();
+        assert!(message.contains("clip \"Walk\" plays up to"), "{message}");
+        assert!(message.contains("its bake recorded 1.0000e-3 for its 48 rows/s (--fps auto)"), "{message}");
     }
-    // A record that claims less than the rows give is caught, clip and time named.
-    let mut edited = d.clone();
-    edited["clips"][1]["auto_rate"]["max_error"] = serde_json::json!(0.001);
-    std::fs::write(&description, serde_json::to_vec_pretty(&edited).unwrap()).unwrap();
-    let (code, report) = run();
-    assert_eq!(code, Some(1), "{report}");
-    let codes: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
-    assert_eq!(codes, ["off-row"]);
-    let message = report["findings"][0]["message"].as_str().unwrap();
-    assert!(message.contains("clip \"Walk\" plays up to"), "{message}");
-    assert!(message.contains("its bake recorded 1.0000e-3 for its 48 rows/s (--fps auto)"), "{message}");
 }
 
 #[test]

@@ -93,6 +93,10 @@ pub(crate) struct FreshBones<'m> {
     pub diagonal: f32,
     /// SHA-256 of the source file, lowercase hex.
     pub source_sha256: String,
+    /// The clips, in the entries' order.
+    clips: Vec<&'m Clip>,
+    /// Per global row: the root motion taken out (identity where kept).
+    corrections: Vec<glam::Mat4>,
 }
 
 impl FreshBones<'_> {
@@ -115,6 +119,33 @@ impl FreshBones<'_> {
             .enumerate()
             .map(|(i, p)| self.palette.skin(matrices, i, self.bind[i], vat_model::MAX_INFLUENCES).distance(*p))
             .collect()
+    }
+
+    /// The largest distance, over every point, between clip `clip` at `time` seconds
+    /// (the root motion rows `row` and `row + 1` took out, interpolated at `fraction`,
+    /// taken out too) and the bind pose skinned by `before` and by `after` (those rows'
+    /// matrices), the two positions interpolated at `fraction`: as `@vatbake/three`
+    /// plays a bone bake between rows.
+    pub fn off_row_error(
+        &self,
+        clip: usize,
+        time: f32,
+        row: usize,
+        fraction: f32,
+        (before, after): (&[glam::Mat4], &[glam::Mat4]),
+    ) -> f32 {
+        let pose = self.rig.pose(Some(self.clips[clip]), time);
+        let truth = crate::pipeline::texels::positions(&self.rig, &pose);
+        let at = |r: usize| self.corrections.get(r).map_or(glam::Vec3::ZERO, |c| c.w_axis.truncate());
+        let shift = at(row).lerp(at(row + 1), fraction);
+        truth
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let skin = |m: &[glam::Mat4]| self.palette.skin(m, i, self.bind[i], vat_model::MAX_INFLUENCES);
+                skin(before).lerp(skin(after), fraction).distance(*p + shift)
+            })
+            .fold(0.0, f32::max)
     }
 }
 
@@ -141,5 +172,7 @@ pub(crate) fn evaluate_fresh_bones<R>(
         entries: posed.entries,
         diagonal: bounds.diagonal(),
         source_sha256: source.sha256.clone(),
+        clips,
+        corrections: posed.corrections,
     })
 }
