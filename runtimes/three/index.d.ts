@@ -51,7 +51,7 @@ export interface VatDescription {
     width: number;
     height: number;
     bands: number;
-    delta?: { mode: string; order: 1 | 2; decode?: string; layout?: 'interleaved' | 'planes'; block_rows?: number; layout_decode?: string };
+    delta?: { mode: string; order: 1 | 2; decode?: string; layout?: 'interleaved' | 'planes' | 'planes-ref'; block_rows?: number; layout_decode?: string; references?: string };
     layers?: number;
     layer_height?: number;
     [field: string]: unknown;

@@ -430,14 +430,24 @@ pub struct TextureDelta {
     /// the differences as RGBA16 texels, which `decode` alone undoes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<DeltaLayout>,
-    /// With `layout` "planes": the rows of each block of planes (the last block of
-    /// each image may be shorter).
+    /// With `layout` "planes" or "planes-ref": the rows of each block of planes (the
+    /// last block of each image may be shorter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_rows: Option<u32>,
-    /// With `layout` "planes": its undo in words, done before `decode`'s.
+    /// With `layout` "planes" or "planes-ref": its undo in words, done before `decode`'s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout_decode: Option<String>,
+    /// With `layout` "planes-ref": each column's reference columns, base64 (RFC 4648,
+    /// with padding) of `2 * width` bytes: first, per texel column x, how many columns
+    /// to its left the column is that R, G and B are predicted from (0: none); then the
+    /// same for the alpha's two bytes. Every value is at most x and at most 16
+    /// (`MAX_REFERENCE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<String>,
 }
+
+/// The farthest a "planes-ref" column's reference lies to its left.
+pub const MAX_REFERENCE: u8 = 16;
 
 /// The words of [`TextureDelta::decode`].
 pub const DELTA_DECODE: &str = "for j = order down to 1: within each clip of each band, for k = j to clip.rows-1 \
@@ -458,6 +468,12 @@ pub const LAYOUT_DECODE_PLANES: &str = "each image (the positions; with normals 
     b = (z >> 1) xor -(z & 1) (zigzag, u8); then per row, for x = 1 to width-1 in increasing order, R, G and B of \
     texel x += those of texel x-1, modulo 65536";
 
+/// The words of [`TextureDelta::layout_decode`] with `layout` "planes-ref": as
+/// [`LAYOUT_DECODE_PLANES`], each column predicted from the one its reference names.
+pub const LAYOUT_DECODE_PLANES_REF: &str = "as \"planes\" up to the zigzag; then per row, for x = 1 to width-1 in \
+    increasing order, with r = references[x] and a = references[width+x] (the base64 bytes): if r > 0, R, G and B of \
+    texel x += those of texel x-r, modulo 65536; if a > 0, A's two bytes each += those of texel x-a, modulo 256";
+
 vat_model::closed_set! {
     /// How a delta texture's bytes are arranged (`texture.delta.layout`).
     #[derive(Default)]
@@ -469,6 +485,17 @@ vat_model::closed_set! {
         /// alpha's two bytes apart), zigzagged, and their bytes in eight planes per
         /// block of rows: what a byte compressor sees as runs of alike bytes.
         Planes = "planes",
+        /// As "planes", each column predicted from the column its reference names
+        /// (`texture.delta.references`) instead of the one to its left: the point among
+        /// the nearest columns that moves most alike.
+        PlanesRef = "planes-ref",
+    }
+}
+
+impl DeltaLayout {
+    /// Whether the bytes are in planes ("planes" or "planes-ref").
+    pub fn in_planes(self) -> bool {
+        self != DeltaLayout::Interleaved
     }
 }
 

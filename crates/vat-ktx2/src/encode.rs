@@ -56,8 +56,6 @@ pub struct Ktx2Writer<W: Write + Seek> {
     level_len: u64,
     /// The frame is ended: every byte fed is compressed and written.
     ended: bool,
-    #[cfg(target_endian = "big")]
-    converted: Vec<u8>,
 }
 
 impl<W: Write + Seek> Ktx2Writer<W> {
@@ -104,8 +102,6 @@ impl<W: Write + Seek> Ktx2Writer<W> {
             fed: 0,
             level_len: 0,
             ended: false,
-            #[cfg(target_endian = "big")]
-            converted: Vec::new(),
         })
     }
 
@@ -120,23 +116,26 @@ impl<W: Write + Seek> Ktx2Writer<W> {
     /// with workers, the rows are taken at once and compressed later, and the call that
     /// feeds the last rows waits for all of them, telling as they finish.
     pub fn write_rows_reporting(&mut self, texels: &[u16], compressed: &mut dyn FnMut(u64)) -> Result<(), Ktx2Error> {
-        let bytes = texels.len() as u64 * 2;
-        if !texels.len().is_multiple_of(self.row_len) || self.fed + bytes > self.raw_len {
-            return Err(self.count_error(self.fed + bytes));
-        }
-        self.fed += bytes;
-        let last = self.fed == self.raw_len;
         // KTX 2.0 image data is little-endian whatever the machine.
         #[cfg(target_endian = "little")]
         let raw: &[u8] = bytemuck::cast_slice(texels);
         #[cfg(target_endian = "big")]
-        let raw: &[u8] = {
-            let mut converted = std::mem::take(&mut self.converted);
-            converted.clear();
-            converted.extend(texels.iter().flat_map(|texel| texel.to_le_bytes()));
-            self.converted = converted;
-            &self.converted
-        };
+        let converted: Vec<u8> = texels.iter().flat_map(|texel| texel.to_le_bytes()).collect();
+        #[cfg(target_endian = "big")]
+        let raw: &[u8] = &converted;
+        self.write_bytes_reporting(raw, compressed)
+    }
+
+    /// [`Ktx2Writer::write_rows_reporting`] given the rows' bytes as the file holds
+    /// them (each u16 little-endian, or any arrangement of whole rows' bytes a caller
+    /// has made of them): `width · 8` bytes a row.
+    pub fn write_bytes_reporting(&mut self, raw: &[u8], compressed: &mut dyn FnMut(u64)) -> Result<(), Ktx2Error> {
+        let bytes = raw.len() as u64;
+        if !raw.len().is_multiple_of(self.row_len * 2) || self.fed + bytes > self.raw_len {
+            return Err(self.count_error(self.fed + bytes));
+        }
+        self.fed += bytes;
+        let last = self.fed == self.raw_len;
         // The last bytes of the image go in with the end directive. Ending with no
         // input left makes zstd's multithreaded mode close the frame with an extra
         // empty block or not, depending on how far its workers have got: the bytes

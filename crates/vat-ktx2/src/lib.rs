@@ -18,7 +18,8 @@
 //! a KTX 2.0 file from a PNG by their headers alone. [`encode_png16`] / [`decode_png16`] do the same
 //! texels as a 16-bit RGBA PNG for tools that cannot read KTX2.
 //! [`encode_ktx2_rgba32f`] writes a bone bake's float texels, [`encode_ktx2_rgba8`] an
-//! impostor's 8-bit atlases (`R8G8B8A8_SRGB` or `_UNORM`).
+//! impostor's 8-bit atlases (`R8G8B8A8_SRGB` or `_UNORM`). [`compressed_size`] says
+//! what Zstandard would make of some bytes, for a caller weighing two layouts.
 //!
 //! What it does not: know anything about animation, vertices or bounds (texels
 //! are plain `u16`s, 0..=65535 meaning 0.0..=1.0); write mipmaps, arrays,
@@ -101,6 +102,13 @@ pub fn write_ktx2<W: std::io::Write + std::io::Seek>(
 /// against `width * height * 8` and [`MAX_IMAGE_BYTES`] before anything is allocated.
 pub fn decode_ktx2(bytes: &[u8]) -> Result<Rgba16Image, Ktx2Error> {
     decode::decode_ktx2(bytes)
+}
+
+/// How many bytes Zstandard makes of `bytes` at `level`, as one frame on one thread
+/// (no checksum, no content size): a cheap trial for a caller choosing between two
+/// arrangements of the same texels before it writes either.
+pub fn compressed_size(bytes: &[u8], level: i32) -> Result<usize, Ktx2Error> {
+    Ok(zstd::bulk::compress(bytes, level).map_err(Ktx2Error::Zstd)?.len())
 }
 
 /// Just the header facts and the key/value pairs, for cheap audits: nothing is

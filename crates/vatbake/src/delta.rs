@@ -45,9 +45,10 @@ pub fn clip_starts(starts: impl IntoIterator<Item = usize>, rows: usize) -> Vec<
         .collect()
 }
 
-/// Applies the deltas to whole image rows handed on in order, a chunk at a time;
-/// with the "planes" layout also its per-texel steps ([`predict_row`]), not the
-/// arrangement in planes ([`to_planes`]), which takes whole blocks.
+/// Applies the deltas to whole image rows handed on in order, a chunk at a time; with
+/// the layouts in planes, the alpha's bytes apart. Not the per-texel steps
+/// ([`predict_row`], by the references a block chooses) nor the arrangement in planes
+/// ([`to_planes`]): those take whole blocks.
 pub struct Encoder {
     order: usize,
     row_len: usize,
@@ -66,7 +67,7 @@ impl Encoder {
         Encoder {
             order: delta.order(),
             row_len,
-            planes: layout == Some(DeltaLayout::Planes) && delta.order() > 0,
+            planes: layout.is_some_and(DeltaLayout::in_planes) && delta.order() > 0,
             before: vec![vec![0; row_len]; delta.order()],
             first,
             done: 0,
@@ -80,27 +81,21 @@ impl Encoder {
         }
         for row in texels.chunks_exact_mut(self.row_len) {
             let in_clip = if self.first.is_empty() { 0 } else { self.first[self.done % self.first.len()] };
-            // The alpha's two bytes, each minus the row above's (the plain row, which
-            // the first pass keeps), before the passes change them.
-            let alpha: Option<Vec<u16>> = self.planes.then(|| {
-                row.chunks_exact(4)
-                    .zip(self.before[0].chunks_exact(4))
-                    .map(|(texel, prior)| if in_clip > 0 { byte_sub(texel[3], prior[3]) } else { texel[3] })
-                    .collect()
-            });
-            // Pass `s` differences the clip's rows from index `s + 1` on.
+            // Pass `s` differences the clip's rows from index `s + 1` on. In planes the
+            // alpha's two bytes are instead each minus the row above's (the plain row,
+            // which the first pass keeps), once.
             for (s, before) in self.before.iter_mut().enumerate() {
-                for (value, prior) in row.iter_mut().zip(before.iter_mut()) {
+                for (i, (value, prior)) in row.iter_mut().zip(before.iter_mut()).enumerate() {
                     let seen = *value;
                     if in_clip > s {
-                        *value = seen.wrapping_sub(*prior);
+                        *value = match (self.planes && i % 4 == 3, s) {
+                            (false, _) => seen.wrapping_sub(*prior),
+                            (true, 0) => byte_sub(seen, *prior),
+                            (true, _) => seen,
+                        };
                     }
                     *prior = seen;
                 }
-            }
-            if let Some(alpha) = alpha {
-                row.chunks_exact_mut(4).zip(alpha).for_each(|(texel, a)| texel[3] = a);
-                predict_row(row);
             }
             self.done += 1;
         }
@@ -114,10 +109,224 @@ impl Encoder {
     }
 }
 
-/// The layout a bake stores its delta in: "planes" for every delta (the smaller
-/// file, docs/PERFORMANCE.md "Byte layouts"), none without one.
+/// The layout a bake stores its delta in: in planes for every delta (the smaller
+/// file, docs/PERFORMANCE.md "Byte layouts"), none without one. "planes" here; the
+/// pack stage makes it "planes-ref" when the first block's references pay
+/// ([`References::choose`]).
 pub fn layout_of(delta: Delta) -> Option<DeltaLayout> {
     (delta != Delta::None).then_some(DeltaLayout::Planes)
+}
+
+/// Each column's reference columns in the "planes" layouts: how many columns to its
+/// left the column R, G and B are predicted from (`rgb`), and the alpha's two bytes
+/// (`alpha`); 0: from none. "planes" is every column from its left neighbour, the
+/// alpha from none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct References {
+    /// Per column: the reference of its R, G and B.
+    pub rgb: Vec<u8>,
+    /// Per column: the reference of its alpha's two bytes.
+    pub alpha: Vec<u8>,
+}
+
+/// How much smaller the first block's residuals must be with the chosen references
+/// than with "planes"' own, summed and then in the trial's compressed bytes, for a bake
+/// to store them: the trial runs at a faster level than the bake's and on a part of the
+/// block, and a saving it finds under 5% was none at the bake's level (a unit wrapped
+/// into bands, RiggedSimple).
+const REFERENCES_PAY: f64 = 0.95;
+
+/// The texels of the first block the choice weighs, at most: whole rows spread over it
+/// (a column's best reference shows in a few dozen rows; more cost time and no bytes).
+const CHOICE_TEXELS: usize = 1 << 16;
+
+/// The texels of the first block the trial compresses, at most: whole rows, in
+/// `TRIAL_RUNS` runs spread over it.
+const TRIAL_TEXELS: usize = 1 << 16;
+
+/// How many runs of rows the trial takes from the first block.
+const TRIAL_RUNS: usize = 4;
+
+impl References {
+    /// "planes": R, G and B from the column to the left, the alpha from none.
+    pub fn left(width: usize) -> Self {
+        References { rgb: (0..width).map(|x| u8::from(x > 0)).collect(), alpha: vec![0; width] }
+    }
+
+    /// The references for a bake whose first block of delta rows (before the per-texel
+    /// steps) is `block`, `width` texels a row: per column, of none and the
+    /// [`MAX_REFERENCE`](vat_description::MAX_REFERENCE) columns to its left, the one
+    /// whose residuals differ least from its own over the block's rows (at most
+    /// `CHOICE_TEXELS` texels of them, spread over it; the sum of the absolute signed
+    /// differences, R, G and B together, the alpha's bytes apart; the nearer on a tie). `None` when they sum to more than `REFERENCES_PAY` of
+    /// "planes"': the bake keeps "planes".
+    pub fn choose(block: &[u16], width: usize) -> Option<Self> {
+        if width < 2 || block.len() < width * 4 {
+            return None;
+        }
+        let rows = block.len() / (width * 4);
+        let max = vat_description::MAX_REFERENCE as usize;
+        // At most CHOICE_TEXELS texels of whole rows, spread over the block.
+        let step = rows.div_ceil((CHOICE_TEXELS / width).max(1)).max(1);
+        // The sampled rows' channels apart (R, G, B as u16, the alpha's two bytes as u8),
+        // so each reference's pass below runs along plain arrays.
+        let sampled: Vec<[Vec<u16>; 5]> = block
+            .chunks_exact(width * 4)
+            .step_by(step)
+            .map(|row| {
+                let channel = |c: usize| row.iter().skip(c).step_by(4).copied().collect::<Vec<u16>>();
+                let byte =
+                    |shift: u32| row.iter().skip(3).step_by(4).map(|&v| (v >> shift) & 0xff).collect::<Vec<u16>>();
+                [channel(0), channel(1), channel(2), byte(0), byte(8)]
+            })
+            .collect();
+        // Cost of column x from reference k (k = 0: none), RGB and alpha, by k then x. A
+        // u32 holds it: at most CHOICE_TEXELS / 2 rows of at most 3 * 32768 + 2 * 128.
+        let costs: Vec<(Vec<u32>, Vec<u32>)> = (0..=max)
+            .map(|k| {
+                let mut rgb = vec![u32::MAX; width];
+                let mut alpha = vec![u32::MAX; width];
+                if k >= width {
+                    return (rgb, alpha);
+                }
+                rgb[k..].fill(0);
+                alpha[k..].fill(0);
+                let zero = vec![0u16; width];
+                for planes in &sampled {
+                    for (c, plane) in planes.iter().enumerate() {
+                        let from = if k == 0 { &zero[..width] } else { &plane[..width - k] };
+                        let sums = if c < 3 { &mut rgb[k..] } else { &mut alpha[k..] };
+                        if c < 3 {
+                            for ((sum, &t), &r) in sums.iter_mut().zip(&plane[k..]).zip(from) {
+                                *sum += u32::from((t.wrapping_sub(r) as i16).unsigned_abs());
+                            }
+                        } else {
+                            for ((sum, &t), &r) in sums.iter_mut().zip(&plane[k..]).zip(from) {
+                                *sum += u32::from((t.wrapping_sub(r) as u8 as i8).unsigned_abs());
+                            }
+                        }
+                    }
+                }
+                (rgb, alpha)
+            })
+            .collect();
+        let pick = |alpha: bool| -> (Vec<u8>, u64) {
+            let mut total = 0;
+            let refs = (0..width)
+                .map(|x| {
+                    let cost = |k: usize| if alpha { costs[k].1[x] } else { costs[k].0[x] };
+                    let (k, c) = (0..=max.min(x)).map(|k| (k, cost(k))).min_by_key(|&(k, c)| (c, k)).unwrap_or((0, 0));
+                    total += u64::from(c);
+                    k as u8
+                })
+                .collect();
+            (refs, total)
+        };
+        let (rgb, chosen) = pick(false);
+        let (alpha, _) = pick(true);
+        let left: u64 = (0..width).map(|x| u64::from(costs[usize::from(x > 0)].0[x])).sum();
+        (left > 0 && (chosen as f64) <= REFERENCES_PAY * left as f64).then_some(References { rgb, alpha })
+    }
+
+    /// The references a bake stores, chosen on its first block of delta rows (before
+    /// the per-texel steps), `width` texels a row: [`References::choose`]'s when they
+    /// make that block smaller than "planes"' own do, by at least 5% and by more than
+    /// their table costs in the description (a trial of both layouts at Zstandard level 1
+    /// on runs of the block's rows, at most `TRIAL_TEXELS` texels, its saving scaled to the
+    /// block); else "planes"' own ([`References::left`]). The same at any thread count.
+    pub fn for_bake(block: &[u16], width: usize) -> Self {
+        let left = References::left(width);
+        let Some(chosen) = References::choose(block, width) else { return left };
+        // TRIAL_RUNS runs of whole rows, evenly spread over the block (a band's rows hold
+        // other points than the next band's), at most TRIAL_TEXELS texels in all.
+        let (row_len, rows) = (width * 4, block.len() / (width * 4));
+        let run = ((TRIAL_TEXELS / width).max(1) / TRIAL_RUNS).max(1).min(rows);
+        let mut starts: Vec<usize> = (0..TRIAL_RUNS).map(|i| i * (rows - run) / (TRIAL_RUNS - 1)).collect();
+        starts.dedup();
+        let sample: Vec<u16> =
+            starts.iter().flat_map(|&y| block[y * row_len..(y + run) * row_len].iter().copied()).collect();
+        let trial_len = sample.len();
+        let trial = |refs: &References| {
+            let mut bytes = Vec::new();
+            plane_bytes(&sample, width, Some(refs), &mut bytes);
+            vat_ktx2::compressed_size(&bytes, 1).unwrap_or(usize::MAX)
+        };
+        let (with, without) = (trial(&chosen), trial(&left));
+        // The trial's saving, over the whole first block, against the table's bytes.
+        let saving = without.saturating_sub(with) as f64 * (block.len() as f64 / trial_len as f64);
+        if (with as f64) <= REFERENCES_PAY * without as f64 && saving > chosen.to_base64().len() as f64 {
+            chosen
+        } else {
+            left
+        }
+    }
+
+    /// The description's `texture.delta.references`: base64 of `rgb` then `alpha`.
+    pub fn to_base64(&self) -> String {
+        base64_encode(&[self.rgb.as_slice(), self.alpha.as_slice()].concat())
+    }
+
+    /// Reads `texture.delta.references` for a texture `width` texels wide: each
+    /// reference within the texture and within [`MAX_REFERENCE`](vat_description::MAX_REFERENCE).
+    pub fn from_base64(text: &str, width: usize) -> Result<Self, String> {
+        let bytes = base64_decode(text).ok_or("texture.delta.references is not base64")?;
+        if bytes.len() != 2 * width {
+            return Err(format!(
+                "texture.delta.references holds {} bytes, a texture {width} texels wide needs {}",
+                bytes.len(),
+                2 * width
+            ));
+        }
+        let (rgb, alpha) = bytes.split_at(width);
+        let bad = |refs: &[u8]| {
+            refs.iter()
+                .enumerate()
+                .map(|(x, &r)| (x, r))
+                .find(|&(x, r)| usize::from(r) > x || r > vat_description::MAX_REFERENCE)
+        };
+        if let Some((x, r)) = bad(rgb).or_else(|| bad(alpha)) {
+            return Err(format!(
+                "texture.delta.references gives column {x} the reference {r}, past the texture's first column or {}",
+                vat_description::MAX_REFERENCE
+            ));
+        }
+        Ok(References { rgb: rgb.to_vec(), alpha: alpha.to_vec() })
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// RFC 4648 base64, with padding.
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() { BASE64[(n >> (18 - 6 * i) & 63) as usize] as char } else { '=' });
+        }
+    }
+    out
+}
+
+/// Undoes [`base64_encode`]; `None` for anything else.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.as_bytes();
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    for (c, chunk) in text.chunks(4).enumerate() {
+        let pad = chunk.iter().rev().take_while(|&&b| b == b'=').count();
+        if pad > 2 || (pad > 0 && c + 1 != text.len() / 4) {
+            return None;
+        }
+        let mut n = 0u32;
+        for (i, &b) in chunk[..4 - pad].iter().enumerate() {
+            n |= (BASE64.iter().position(|&a| a == b)? as u32) << (18 - 6 * i);
+        }
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
 }
 
 /// Each byte of `a` minus that of `b`, modulo 256.
@@ -152,14 +361,21 @@ fn unzigzag8(z: u8) -> u8 {
     (z >> 1) ^ 0u8.wrapping_sub(z & 1)
 }
 
-/// The "planes" layout's steps on one row of differences, in place: R, G and B minus
-/// the texel to the left's (the columns are in spatial order: a nearby point), then
-/// zigzagged (small negative numbers become small numbers); the alpha's two bytes
-/// zigzagged each.
-pub fn predict_row(row: &mut [u16]) {
+/// The layouts' steps in planes on one row of differences, in place: R, G and B minus
+/// those of the column `refs.rgb` names (the columns are in spatial order: a nearby
+/// point; "planes": the texel to the left), the alpha's two bytes each minus those of
+/// the column `refs.alpha` names, modulo 256; then zigzagged (small negative numbers
+/// become small numbers), R, G and B as u16, the alpha's bytes each as u8.
+pub fn predict_row(row: &mut [u16], refs: &References) {
     for x in (1..row.len() / 4).rev() {
-        for c in 0..3 {
-            row[x * 4 + c] = row[x * 4 + c].wrapping_sub(row[(x - 1) * 4 + c]);
+        let (r, a) = (usize::from(refs.rgb[x]), usize::from(refs.alpha[x]));
+        if r > 0 {
+            for c in 0..3 {
+                row[x * 4 + c] = row[x * 4 + c].wrapping_sub(row[(x - r) * 4 + c]);
+            }
+        }
+        if a > 0 {
+            row[x * 4 + 3] = byte_sub(row[x * 4 + 3], row[(x - a) * 4 + 3]);
         }
     }
     for texel in row.chunks_exact_mut(4) {
@@ -172,7 +388,7 @@ pub fn predict_row(row: &mut [u16]) {
 }
 
 /// Undoes [`predict_row`] on one row.
-pub fn unpredict_row(row: &mut [u16]) {
+pub fn unpredict_row(row: &mut [u16], refs: &References) {
     for texel in row.chunks_exact_mut(4) {
         for v in &mut texel[..3] {
             *v = unzigzag16(*v);
@@ -181,8 +397,14 @@ pub fn unpredict_row(row: &mut [u16]) {
         texel[3] = u16::from_le_bytes([unzigzag8(lo), unzigzag8(hi)]);
     }
     for x in 1..row.len() / 4 {
-        for c in 0..3 {
-            row[x * 4 + c] = row[x * 4 + c].wrapping_add(row[(x - 1) * 4 + c]);
+        let (r, a) = (usize::from(refs.rgb[x]), usize::from(refs.alpha[x]));
+        if r > 0 {
+            for c in 0..3 {
+                row[x * 4 + c] = row[x * 4 + c].wrapping_add(row[(x - r) * 4 + c]);
+            }
+        }
+        if a > 0 {
+            row[x * 4 + 3] = byte_add(row[x * 4 + 3], row[(x - a) * 4 + 3]);
         }
     }
 }
@@ -191,17 +413,54 @@ pub fn unpredict_row(row: &mut [u16]) {
 /// high, G low, B high, B low, A high, A low), written into `out` as the u16s whose
 /// little-endian bytes they are: the same length as `block`.
 pub fn to_planes(block: &[u16], out: &mut Vec<u16>) {
-    let n = block.len() / 4;
-    let mut bytes = vec![0u8; n * 8];
-    for (i, texel) in block.chunks_exact(4).enumerate() {
-        for (c, v) in texel.iter().enumerate() {
-            let [lo, hi] = v.to_le_bytes();
-            bytes[2 * c * n + i] = hi;
-            bytes[(2 * c + 1) * n + i] = lo;
-        }
-    }
+    let mut bytes = Vec::new();
+    plane_bytes(block, 0, None, &mut bytes);
     out.clear();
     out.extend(bytes.chunks_exact(2).map(|pair| u16::from_le_bytes([pair[0], pair[1]])));
+}
+
+/// One block of whole rows of delta texels, `width` a row, each row predicted by
+/// `refs` ([`predict_row`]) and arranged in planes ([`to_planes`]) in one pass, into
+/// `bytes` (the block's bytes as the file holds them); `refs` none: `block` is
+/// already predicted (any `width`).
+pub fn plane_bytes(block: &[u16], width: usize, refs: Option<&References>, bytes: &mut Vec<u8>) {
+    let n = block.len() / 4;
+    bytes.clear();
+    bytes.resize(n * 8, 0);
+    let (head, rest) = bytes.split_at_mut(4 * n);
+    let (rh, head) = head.split_at_mut(n);
+    let (rl, head) = head.split_at_mut(n);
+    let (gh, gl) = head.split_at_mut(n);
+    let (bh, rest) = rest.split_at_mut(n);
+    let (bl, rest) = rest.split_at_mut(n);
+    let (ah, al) = rest.split_at_mut(n);
+    let mut put = |i: usize, v: [u16; 4]| {
+        [rh[i], rl[i]] = v[0].to_be_bytes();
+        [gh[i], gl[i]] = v[1].to_be_bytes();
+        [bh[i], bl[i]] = v[2].to_be_bytes();
+        [ah[i], al[i]] = v[3].to_be_bytes();
+    };
+    let Some(refs) = refs else {
+        block.chunks_exact(4).enumerate().for_each(|(i, t)| put(i, [t[0], t[1], t[2], t[3]]));
+        return;
+    };
+    for (y, row) in block.chunks_exact(width * 4).enumerate() {
+        for (x, t) in row.chunks_exact(4).enumerate() {
+            let (r, a) = (usize::from(refs.rgb[x]), usize::from(refs.alpha[x]));
+            let from = if r > 0 { &row[(x - r) * 4..(x - r) * 4 + 3] } else { &[0, 0, 0][..] };
+            let alpha = if a > 0 { byte_sub(t[3], row[(x - a) * 4 + 3]) } else { t[3] };
+            let [lo, hi] = alpha.to_le_bytes();
+            put(
+                y * width + x,
+                [
+                    zigzag16(t[0].wrapping_sub(from[0])),
+                    zigzag16(t[1].wrapping_sub(from[1])),
+                    zigzag16(t[2].wrapping_sub(from[2])),
+                    u16::from_le_bytes([zigzag8(lo), zigzag8(hi)]),
+                ],
+            );
+        }
+    }
 }
 
 /// Undoes [`to_planes`] on one block, in place.
@@ -215,10 +474,10 @@ pub fn from_planes(block: &mut [u16]) {
     }
 }
 
-/// Undoes the "planes" layout on a whole image of `row_len`-u16 rows (the planes of
-/// each block of `block_rows` rows, then each row's steps), in bands of `first.len()`
-/// rows; [`undo`] then finishes the job.
-pub fn undo_planes(texels: &mut [u16], row_len: usize, block_rows: usize) {
+/// Undoes a layout in planes on a whole image of `row_len`-u16 rows (the planes of
+/// each block of `block_rows` rows, then each row's steps by `refs`, whose columns
+/// must be the rows' texels); [`undo`] then finishes the job.
+pub fn undo_planes(texels: &mut [u16], row_len: usize, block_rows: usize, refs: &References) {
     if row_len == 0 || block_rows == 0 {
         return;
     }
@@ -226,20 +485,20 @@ pub fn undo_planes(texels: &mut [u16], row_len: usize, block_rows: usize) {
         from_planes(block);
     }
     for row in texels.chunks_exact_mut(row_len) {
-        unpredict_row(row);
+        unpredict_row(row, refs);
     }
 }
 
 /// Undoes `delta` on a whole image of `row_len`-u16 rows, in bands of
 /// `first.len()` rows: running sums down each clip's rows, the last pass's first
 /// (from the clip's row index `order − 1` + 1), then the one before it. With the
-/// "planes" layout (after [`undo_planes`]), the alpha's two bytes each by one
+/// layouts in planes (after [`undo_planes`]), the alpha's two bytes each by one
 /// running sum modulo 256 instead.
 pub fn undo(delta: Delta, layout: DeltaLayout, texels: &mut [u16], row_len: usize, first: &[usize]) {
     if delta.order() == 0 || row_len == 0 || first.is_empty() {
         return;
     }
-    let planes = layout == DeltaLayout::Planes;
+    let planes = layout.in_planes();
     let height = texels.len() / row_len;
     for s in (0..delta.order()).rev() {
         for y in 1..height {
@@ -305,24 +564,38 @@ mod tests {
     fn the_planes_layout_undoes_exactly_and_stores_what_its_words_say() {
         let first = clip_starts([0, 3], 5);
         let plain = image();
-        for delta in [Delta::Row, Delta::Second] {
+        // Rows of 2 texels: "planes"' own references, and texel 1 from none (RGB) and
+        // from texel 0 (the alpha), as "planes-ref" may.
+        let own = References::left(2);
+        let other = References { rgb: vec![0, 0], alpha: vec![0, 1] };
+        for (delta, refs) in [(Delta::Row, &own), (Delta::Second, &own), (Delta::Second, &other)] {
             let mut stored = plain.clone();
             let mut encoder = Encoder::new(delta, Some(DeltaLayout::Planes), 8, first.clone());
             let (a, b) = stored.split_at_mut(24);
             encoder.encode(a);
             encoder.encode(b);
-            // Row 1, texel 1: R is the zigzag of (p − p above) − (the same of texel 0);
-            // A's high byte the zigzag of its own difference modulo 256.
+            let deltas = stored.clone();
+            stored.chunks_exact_mut(8).for_each(|row| predict_row(row, refs));
+            // Row 1, texel 1: R is the zigzag of (p − p above) − (the same of texel 0),
+            // or of its own difference with no reference; A's high byte the zigzag of
+            // its own difference modulo 256, less texel 0's with the alpha's reference.
             let p = |r: usize, i: usize| plain[r * 8 + i];
             let d = |i: usize| p(1, i).wrapping_sub(p(0, i));
-            assert_eq!(stored[8 + 4], zigzag16(d(4).wrapping_sub(d(0))), "{delta}");
-            let high = ((p(1, 7) >> 8) as u8).wrapping_sub((p(0, 7) >> 8) as u8);
-            assert_eq!(stored[8 + 7] >> 8, u16::from(zigzag8(high)), "{delta}");
-            // Blocks of 3 rows, the last of the 10 one row.
+            let r = if refs.rgb[1] == 1 { d(4).wrapping_sub(d(0)) } else { d(4) };
+            assert_eq!(stored[8 + 4], zigzag16(r), "{delta}");
+            let high = |i: usize| ((p(1, i) >> 8) as u8).wrapping_sub((p(0, i) >> 8) as u8);
+            let a = if refs.alpha[1] == 1 { high(7).wrapping_sub(high(3)) } else { high(7) };
+            assert_eq!(stored[8 + 7] >> 8, u16::from(zigzag8(a)), "{delta}");
+            // Blocks of 3 rows, the last of the 10 one row; in one pass from the deltas
+            // (plane_bytes) as in two (predict_row, to_planes).
             let mut arranged = Vec::new();
             let mut planes = Vec::new();
-            for block in stored.chunks(3 * 8) {
+            let mut bytes = Vec::new();
+            for (block, from) in stored.chunks(3 * 8).zip(deltas.chunks(3 * 8)) {
                 to_planes(block, &mut planes);
+                plane_bytes(from, 2, Some(refs), &mut bytes);
+                let words: Vec<u16> = bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
+                assert_eq!(words, planes);
                 arranged.extend_from_slice(&planes);
             }
             // Row 0's eight bytes of texel 0 lead each plane of the first block (6 texels).
@@ -333,7 +606,7 @@ mod tests {
             let mut back = arranged.clone();
             back.chunks_mut(3 * 8).for_each(from_planes);
             assert_eq!(back, stored, "{delta}");
-            undo_planes(&mut arranged, 8, 3);
+            undo_planes(&mut arranged, 8, 3, refs);
             undo(delta, DeltaLayout::Planes, &mut arranged, 8, &first);
             assert_eq!(arranged, plain, "{delta}");
         }
@@ -342,6 +615,51 @@ mod tests {
             assert_eq!(unzigzag16(zigzag16(v)), v);
         }
         assert_eq!((zigzag16(0xFFFF), zigzag16(1), zigzag8(0x80)), (1, 2, 0xFF));
+    }
+
+    /// The choice takes, per column, the nearest column that moves alike, and the
+    /// table goes through the description's base64 and back; a table that names a
+    /// column past the first, or is not base64, is refused.
+    #[test]
+    fn references_choose_the_column_that_moves_alike_and_read_back() {
+        // 24 columns, 32 rows: column x moves as column x - 3 does (a ramp per row
+        // times a factor that repeats every 3 columns), noise-free, so its best
+        // reference is 3; the first three columns have none better than none or left.
+        let (width, rows) = (24usize, 32usize);
+        let mut block = vec![0u16; width * rows * 4];
+        for y in 0..rows {
+            for x in 0..width {
+                for c in 0..3 {
+                    block[(y * width + x) * 4 + c] = ((y * (x % 3 + 1) * 97 + c * 31) % 65536) as u16;
+                }
+                block[(y * width + x) * 4 + 3] = ((y * (x % 3 + 5)) % 256) as u16 * 0x0101;
+            }
+        }
+        let refs = References::choose(&block, width).expect("references that pay");
+        assert!(refs.rgb[3..].iter().all(|&k| k == 3), "{:?}", refs.rgb);
+        assert!(refs.alpha[3..].iter().all(|&k| k == 3), "{:?}", refs.alpha);
+        let text = refs.to_base64();
+        assert_eq!(text.len(), (2 * width).div_ceil(3) * 4);
+        assert_eq!(References::from_base64(&text, width), Ok(refs.clone()));
+        assert_eq!(References::for_bake(&block, width), refs);
+        let mut bad = refs.clone();
+        bad.rgb[2] = 3;
+        let error = References::from_base64(&bad.to_base64(), width).unwrap_err();
+        assert!(error.contains("column 2 the reference 3"), "{error}");
+        assert!(References::from_base64("not base64!", width).is_err());
+        assert!(References::from_base64(&text, width + 1).unwrap_err().contains("needs 50"));
+        for bytes in [&b""[..], b"f", b"fo", b"foo", b"foob", b"fooba", b"foobar"] {
+            assert_eq!(base64_decode(&base64_encode(bytes)).as_deref(), Some(bytes));
+        }
+        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
+        // Columns that move alike with their left neighbour keep "planes".
+        let mut still = vec![0u16; width * rows * 4];
+        for (i, v) in still.iter_mut().enumerate() {
+            *v = ((i / (width * 4)) * 13) as u16;
+        }
+        assert_eq!(References::choose(&still, width), None);
+        assert_eq!(References::for_bake(&still, width), References::left(width));
     }
 
     #[test]

@@ -3,12 +3,14 @@
 
 /**
  * Turn the stored texels of a bake made with `--delta row|second` into the texels a
- * shader reads, in place. With `texture.delta.layout` "planes" (the default bake) first
- * the layout: each block of `block_rows` rows from eight byte planes back into RGBA16
- * texels, R, G and B unzigzagged and summed along each row, the alpha's two bytes
- * unzigzagged. Then the delta: running sums down each clip's rows, in every band, per
+ * shader reads, in place. With `texture.delta.layout` "planes" or "planes-ref" (the
+ * default bake's layouts) first the layout: each block of `block_rows` rows from eight
+ * byte planes back into RGBA16 texels, R, G and B unzigzagged and each plus those of
+ * the column to its left ("planes") or the column `texture.delta.references` names
+ * ("planes-ref"), the alpha's two bytes unzigzagged (and, with "planes-ref", plus those
+ * of their reference column, modulo 256). Then the delta: running sums down each clip's rows, in every band, per
  * u16 channel, modulo 65536, for order 2 first from each clip's third row, then from
- * its second; with "planes", the alpha's two bytes each by one running sum modulo 256.
+ * its second; in planes, the alpha's two bytes each by one running sum modulo 256.
  * A bake without a delta is left as it is.
  *
  * @param {Uint16Array} texels  one image of level 0 of the KTX2 (the positions, or the
@@ -23,8 +25,8 @@ export function undoDelta(texels, description) {
     throw new Error(`vatbake: texture.delta of order ${delta.order}: this player undoes orders 1 and 2`);
   }
   const layout = delta.layout ?? 'interleaved';
-  if (layout !== 'interleaved' && layout !== 'planes') {
-    throw new Error(`vatbake: texture.delta.layout "${layout}": this player undoes "interleaved" and "planes"`);
+  if (layout !== 'interleaved' && layout !== 'planes' && layout !== 'planes-ref') {
+    throw new Error(`vatbake: texture.delta.layout "${layout}": this player undoes "interleaved", "planes" and "planes-ref"`);
   }
   const { width, height } = description.texture;
   const rows = description.rows;
@@ -32,10 +34,10 @@ export function undoDelta(texels, description) {
   if (texels.length !== rowLength * height || height % rows !== 0) {
     throw new Error(`vatbake: ${texels.length} texel values do not fill ${width}×${height} in bands of ${rows} rows`);
   }
-  const planes = layout === 'planes';
+  const planes = layout !== 'interleaved';
   if (planes) {
-    if (!(delta.block_rows > 0)) throw new Error('vatbake: texture.delta.layout "planes" without block_rows: a damaged description?');
-    undoPlanes(texels, rowLength, delta.block_rows);
+    if (!(delta.block_rows > 0)) throw new Error(`vatbake: texture.delta.layout "${layout}" without block_rows: a damaged description?`);
+    undoPlanes(texels, rowLength, delta.block_rows, references(delta, layout, width));
   }
   for (let j = delta.order; j >= 1; j--) {
     for (let band = 0; band * rows < height; band++) {
@@ -64,8 +66,30 @@ export function undoDelta(texels, description) {
   return texels;
 }
 
-/** The "planes" layout undone: per block, bytes back into texels; per row, the steps. */
-function undoPlanes(texels, rowLength, blockRows) {
+/**
+ * Each column's references: how many columns to its left R, G and B (`rgb`) and the
+ * alpha's two bytes (`alpha`) are predicted from, 0 for none. "planes": R, G and B from
+ * the column to the left, the alpha from none; "planes-ref": `texture.delta.references`,
+ * base64 of `2 * width` bytes, `rgb` then `alpha`.
+ */
+function references(delta, layout, width) {
+  if (layout === 'planes') {
+    const rgb = new Uint8Array(width).fill(1);
+    rgb[0] = 0;
+    return { rgb, alpha: new Uint8Array(width) };
+  }
+  if (typeof delta.references !== 'string') throw new Error('vatbake: texture.delta.layout "planes-ref" without references: a damaged description?');
+  const text = atob(delta.references);
+  if (text.length !== 2 * width) throw new Error(`vatbake: texture.delta.references holds ${text.length} bytes, a texture ${width} texels wide needs ${2 * width}`);
+  const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] > i % width) throw new Error(`vatbake: texture.delta.references gives column ${i % width} the reference ${bytes[i]}, past the texture's first column`);
+  }
+  return { rgb: bytes.subarray(0, width), alpha: bytes.subarray(width) };
+}
+
+/** A layout in planes undone: per block, bytes back into texels; per row, the steps. */
+function undoPlanes(texels, rowLength, blockRows, refs) {
   const bytes = new Uint8Array(texels.buffer, texels.byteOffset, texels.byteLength);
   const blockLength = rowLength * blockRows * 2;
   const scratch = new Uint8Array(Math.min(blockLength, bytes.length));
@@ -80,19 +104,35 @@ function undoPlanes(texels, rowLength, blockRows) {
       for (let i = 0; i < n; i++, at += 4) texels[at] = high[i] << 8 | low[i];
     }
   }
+  const { rgb, alpha } = refs;
   for (let at = 0; at < texels.length; at += rowLength) {
-    let r = 0, g = 0, b = 0;
-    for (let i = at; i < at + rowLength; i += 4) {
-      // Zigzag: (z >> 1) xor -(z & 1); R, G, B then summed along the row, modulo 65536.
-      r = (r + ((texels[i] >>> 1) ^ -(texels[i] & 1))) & 0xffff;
-      g = (g + ((texels[i + 1] >>> 1) ^ -(texels[i + 1] & 1))) & 0xffff;
-      b = (b + ((texels[i + 2] >>> 1) ^ -(texels[i + 2] & 1))) & 0xffff;
+    for (let i = at, x = 0; i < at + rowLength; i += 4, x++) {
+      // Zigzag: (z >> 1) xor -(z & 1); then R, G, B plus those of the texel `rgb[x]` to
+      // the left, modulo 65536 (a Uint16Array wraps), the alpha's bytes plus those of
+      // the texel `alpha[x]` to the left, modulo 256.
+      let r = (texels[i] >>> 1) ^ -(texels[i] & 1);
+      let g = (texels[i + 1] >>> 1) ^ -(texels[i + 1] & 1);
+      let b = (texels[i + 2] >>> 1) ^ -(texels[i + 2] & 1);
+      const a = texels[i + 3];
+      let hi = ((a >> 8) >>> 1) ^ -((a >> 8) & 1);
+      let lo = ((a & 0xff) >>> 1) ^ -(a & 1);
+      const k = rgb[x];
+      if (k > 0) {
+        const j = i - 4 * k;
+        r += texels[j];
+        g += texels[j + 1];
+        b += texels[j + 2];
+      }
+      const q = alpha[x];
+      if (q > 0) {
+        const p = texels[i - 4 * q + 3];
+        hi += p >> 8;
+        lo += p;
+      }
       texels[i] = r;
       texels[i + 1] = g;
       texels[i + 2] = b;
-      const a = texels[i + 3];
-      const hi = a >> 8, lo = a & 0xff;
-      texels[i + 3] = (((hi >>> 1) ^ -(hi & 1)) & 0xff) << 8 | (((lo >>> 1) ^ -(lo & 1)) & 0xff);
+      texels[i + 3] = (hi & 0xff) << 8 | (lo & 0xff);
     }
   }
 }

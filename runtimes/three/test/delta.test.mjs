@@ -46,10 +46,11 @@ for (const order of [1, 2]) {
   });
 }
 
-// The "planes" layout, from docs/FORMAT.md's words: R, G, B under the delta, A's two
-// bytes each minus the row above's within a clip; per row R, G, B minus the texel to the
-// left; zigzag; each block of rows as eight byte planes.
-function encodePlanes(texels, order, blockRows) {
+// The layouts in planes, from docs/FORMAT.md's words: R, G, B under the delta, A's two
+// bytes each minus the row above's within a clip; per row R, G, B minus the texel `rgb[x]`
+// to the left and A's bytes minus the texel `alpha[x]` to the left's ("planes": 1 and 0);
+// zigzag; each block of rows as eight byte planes.
+function encodePlanes(texels, order, blockRows, refs = { rgb: [0, 1, 1], alpha: [0, 0, 0] }) {
   const out = encode(texels, order);
   const len = width * 4;
   for (let band = 0; band < bands; band++) {
@@ -69,8 +70,10 @@ function encodePlanes(texels, order, blockRows) {
   for (let y = 0; y < rows * bands; y++) {
     for (let x = width - 1; x >= 0; x--) {
       const i = (y * width + x) * 4;
-      for (let c = 0; c < 3; c++) out[i + c] = zig16(x ? out[i + c] - out[i + c - 4] : out[i + c]);
-      out[i + 3] = zig8(out[i + 3] >> 8) << 8 | zig8(out[i + 3] & 0xff);
+      const r = refs.rgb[x], q = refs.alpha[x];
+      for (let c = 0; c < 3; c++) out[i + c] = zig16(r ? out[i + c] - out[i + c - 4 * r] : out[i + c]);
+      const a = out[i + 3], p = q ? out[i + 3 - 4 * q] : 0;
+      out[i + 3] = zig8((a >> 8) - (p >> 8)) << 8 | zig8((a & 0xff) - (p & 0xff));
     }
   }
   const bytes = new Uint8Array(out.length * 2);
@@ -102,11 +105,32 @@ for (const order of [1, 2]) {
   });
 }
 
+// "planes-ref": column 2 from column 0 (RGB) and from column 1 (the alpha), column 1
+// from none and from column 0; the table as a bake writes it, base64 of 2 · width bytes.
+for (const order of [1, 2]) {
+  test(`order ${order}, layout "planes-ref": the undo follows each column's references back bit for bit`, () => {
+    const original = plain();
+    const refs = { rgb: [0, 0, 2], alpha: [0, 1, 1] };
+    const stored = encodePlanes(original, order, 4, refs);
+    const desc = description(order);
+    const references = btoa(String.fromCharCode(...refs.rgb, ...refs.alpha));
+    assert.equal(references, 'AAACAAEB');
+    desc.texture.delta = { ...desc.texture.delta, layout: 'planes-ref', block_rows: 4, references };
+    assert.deepEqual(undoDelta(stored.slice(), desc), original);
+    // Undone as "planes" (the left neighbour) the same bytes are other texels.
+    assert.notDeepEqual(undoDelta(stored.slice(), { ...desc, texture: { ...desc.texture, delta: { ...desc.texture.delta, layout: 'planes' } } }), original);
+    const damaged = (references) => ({ ...desc, texture: { ...desc.texture, delta: { ...desc.texture.delta, references } } });
+    assert.throws(() => undoDelta(stored.slice(), damaged(undefined)), /"planes-ref" without references/);
+    assert.throws(() => undoDelta(stored.slice(), damaged('AAAC')), /holds 3 bytes, a texture 3 texels wide needs 6/);
+    assert.throws(() => undoDelta(stored.slice(), damaged(btoa(String.fromCharCode(0, 2, 1, 0, 0, 0)))), /column 1 the reference 2/);
+  });
+}
+
 test('a bake without a delta is left as it is; unknown orders and wrong sizes are refused', () => {
   const t = plain();
   assert.deepEqual(undoDelta(t.slice(), description(0)), t);
   assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 3 } } }), /order 3: this player undoes orders 1 and 2/);
-  assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 2, layout: 'rows' } } }), /layout "rows": this player undoes "interleaved" and "planes"/);
+  assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 2, layout: 'rows' } } }), /layout "rows": this player undoes "interleaved", "planes" and "planes-ref"/);
   assert.throws(() => undoDelta(t.slice(), { ...description(2), texture: { ...description(2).texture, delta: { order: 2, layout: 'planes' } } }), /without block_rows/);
   assert.throws(() => undoDelta(new Uint16Array(8), description(2)), /8 texel values do not fill 3×14 in bands of 7 rows/);
 });

@@ -41,6 +41,9 @@ pub(crate) struct PackedTexture {
     /// The plain texels (no deltas, normals packed in alpha), kept as they were packed
     /// when another tool's format or an engine's target is made from them.
     pub(crate) plain: Option<Vec<u16>>,
+    /// The columns' references, when the first block of planes chose some: the layout
+    /// is then "planes-ref" (`texture.delta.references`).
+    pub(crate) references: Option<crate::delta::References>,
 }
 
 /// A file writer that counts the time spent in its writes and seeks (in
@@ -158,6 +161,7 @@ fn pack_ktx2(
         sha256,
         max_error: streamed.max_error,
         plain: streamed.plain,
+        references: streamed.references.filter(|r| *r != crate::delta::References::left(layout.width)),
     })
 }
 
@@ -197,6 +201,14 @@ impl<W: std::io::Write + std::io::Seek> TimedWriter<W> {
         out
     }
 
+    /// [`TimedWriter::write_rows`] of rows already arranged as the file's bytes.
+    fn write_bytes(&mut self, bytes: &[u8], compressed: &mut dyn FnMut(u64)) -> Result<(), vat_ktx2::Ktx2Error> {
+        let at = Instant::now();
+        let out = self.writer.write_bytes_reporting(bytes, compressed);
+        self.nanos += at.elapsed().as_nanos() as u64;
+        out
+    }
+
     /// Ends the file; returns the nanoseconds spent in the writer, this included.
     fn finish(self) -> Result<u64, vat_ktx2::Ktx2Error> {
         let at = Instant::now();
@@ -221,11 +233,13 @@ struct Ktx2Stream<'a, W: std::io::Write + std::io::Seek> {
     padding_rows: usize,
     /// Rows changed before they are written (alpha zeroed, deltas).
     stored: Vec<u16>,
-    /// With a delta: the "planes" layout's block of rows being filled, its rows per
-    /// block, and the block arranged in planes.
+    /// With a delta: the block of rows being filled, its rows per block, and the
+    /// block's bytes arranged in planes.
     block: Vec<u16>,
     block_rows: usize,
-    arranged: Vec<u16>,
+    bytes: Vec<u8>,
+    /// The columns' references, chosen on the first block ("planes"' own when none pay).
+    references: Option<crate::delta::References>,
     /// The plain position texels, when [`keep_plain`].
     plain: Option<Vec<u16>>,
     evaluating: std::time::Duration,
@@ -239,6 +253,7 @@ struct Ktx2Streamed {
     /// Nanoseconds in the writer, the file's writes included.
     in_writer: u64,
     plain: Option<Vec<u16>>,
+    references: Option<crate::delta::References>,
 }
 
 impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
@@ -268,7 +283,8 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
             stored: Vec::new(),
             block: Vec::new(),
             block_rows: crate::delta::block_rows(layout.width),
-            arranged: Vec::new(),
+            bytes: Vec::new(),
+            references: None,
             plain: keep_plain(settings).then(|| Vec::with_capacity(layout.texels() * 4)),
             evaluating: std::time::Duration::ZERO,
             max_error: 0.0,
@@ -343,6 +359,9 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
                 if delta.planes() {
                     // Whole blocks of rows in planes; the rest waits for the next rows.
                     let block_len = self.block_rows * self.row_len;
+                    if self.block.capacity() == 0 {
+                        self.block.reserve_exact(block_len.min(self.total_rows * self.row_len));
+                    }
                     let mut fed = 0;
                     while fed < self.stored.len() {
                         let take = (block_len - self.block.len()).min(self.stored.len() - fed);
@@ -362,17 +381,20 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         self.check_cancelled()
     }
 
-    /// Writes the block of rows filled so far, arranged in planes (none: nothing).
+    /// Writes the block of rows filled so far, each row predicted by the references
+    /// (chosen on the first block), then arranged in planes (none: nothing).
     fn write_block(&mut self) -> Result<(), vat_ktx2::Ktx2Error> {
         if self.block.is_empty() {
             return Ok(());
         }
         let at = Instant::now();
-        crate::delta::to_planes(&self.block, &mut self.arranged);
+        let width = self.row_len / 4;
+        let references = self.references.get_or_insert_with(|| crate::delta::References::for_bake(&self.block, width));
+        crate::delta::plane_bytes(&self.block, width, Some(references), &mut self.bytes);
         self.out.nanos += at.elapsed().as_nanos() as u64;
         self.block.clear();
         let (watch, total, counted) = (self.watch, self.total_rows, self.row_counter());
-        self.out.write_rows(&self.arranged, &mut |bytes| watch.rows(counted(bytes), total))
+        self.out.write_bytes(&self.bytes, &mut |bytes| watch.rows(counted(bytes), total))
     }
 
     /// Stops when the watch asks.
@@ -387,7 +409,13 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
     /// Ends the file.
     fn finish(self) -> Result<Ktx2Streamed, vat_ktx2::Ktx2Error> {
         let in_writer = self.out.finish()?;
-        Ok(Ktx2Streamed { evaluating: self.evaluating, max_error: self.max_error, in_writer, plain: self.plain })
+        Ok(Ktx2Streamed {
+            evaluating: self.evaluating,
+            max_error: self.max_error,
+            in_writer,
+            plain: self.plain,
+            references: self.references,
+        })
     }
 }
 
@@ -436,6 +464,7 @@ fn pack_png(
         sha256,
         max_error,
         plain,
+        references: None,
     })
 }
 

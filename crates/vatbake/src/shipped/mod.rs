@@ -358,11 +358,22 @@ pub fn undo_delta(description: &Description, image: &mut vat_ktx2::Rgba16Image) 
     }
     let row_len = image.width as usize * 4;
     let layout = recorded.layout.unwrap_or_default();
-    if layout == crate::delta::DeltaLayout::Planes {
+    if layout.in_planes() {
         let block_rows = recorded.block_rows.filter(|&b| b > 0).ok_or_else(|| {
-            "texture.delta.layout \"planes\" without texture.delta.block_rows: the description is damaged".to_string()
+            format!("texture.delta.layout \"{layout}\" without texture.delta.block_rows: the description is damaged")
         })?;
-        crate::delta::undo_planes(&mut image.texels, row_len, block_rows as usize);
+        let width = image.width as usize;
+        let refs = match (layout, &recorded.references) {
+            (crate::delta::DeltaLayout::PlanesRef, Some(text)) => crate::delta::References::from_base64(text, width)
+                .map_err(|e| format!("{e}: the description is damaged"))?,
+            (crate::delta::DeltaLayout::PlanesRef, None) => {
+                return Err("texture.delta.layout \"planes-ref\" without texture.delta.references: the description is \
+                            damaged"
+                    .to_string())
+            }
+            _ => crate::delta::References::left(width),
+        };
+        crate::delta::undo_planes(&mut image.texels, row_len, block_rows as usize, &refs);
     }
     let first = crate::delta::clip_starts(description.clips.iter().map(|c| c.row as usize), rows);
     crate::delta::undo(delta, layout, &mut image.texels, row_len, &first);

@@ -48,8 +48,10 @@ pub fn read_ktx2(path: &Path) -> (ktx2::Header, Vec<u16>) {
 /// The texels a shader reads, from a KTX2's stored texels and its description: the
 /// delta the description records (`texture.delta.order` 1 or 2; none: as stored)
 /// undone as docs/FORMAT.md spells it, written here apart from vatbake's own undo:
-/// with `layout` "planes" first each block's eight byte planes back into texels, R, G,
-/// B unzigzagged and summed along each row, the alpha's bytes unzigzagged; then within
+/// with `layout` "planes" or "planes-ref" first each block's eight byte planes back into
+/// texels, R, G, B unzigzagged and each plus the texel's to the left ("planes") or its
+/// reference column's ("planes-ref"), the alpha's bytes unzigzagged (and plus their
+/// reference column's, "planes-ref"); then within
 /// each clip of each band, running sums (wrapping) down the rows, from the clip's
 /// third row and then from its second for order 2, from its second for order 1 (the
 /// alpha's two bytes apart, once, with "planes"). One image (no layers).
@@ -60,7 +62,17 @@ pub fn undo_delta(mut texels: Vec<u16>, description: &serde_json::Value) -> Vec<
     let width = description["texture"]["width"].as_u64().unwrap() as usize;
     let rows = description["rows"].as_u64().unwrap() as usize;
     let bands = description["texture"]["bands"].as_u64().unwrap() as usize;
-    let planes = delta["layout"] == "planes";
+    let planes = delta["layout"] == "planes" || delta["layout"] == "planes-ref";
+    // Each column's references ("planes": R, G, B from the column to the left, the alpha
+    // from none; "planes-ref": base64 of 2 * width bytes, RGB's then the alpha's).
+    let (rgb, alpha): (Vec<usize>, Vec<usize>) = match delta["references"].as_str() {
+        Some(text) if delta["layout"] == "planes-ref" => {
+            let bytes = base64(text);
+            assert_eq!(bytes.len(), 2 * width, "texture.delta.references");
+            (bytes[..width].iter().map(|&b| b as usize).collect(), bytes[width..].iter().map(|&b| b as usize).collect())
+        }
+        _ => ((0..width).map(|x| usize::from(x > 0)).collect(), vec![0; width]),
+    };
     if planes {
         let block = delta["block_rows"].as_u64().unwrap() as usize * width * 4;
         let bytes: Vec<u8> = texels.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -74,16 +86,16 @@ pub fn undo_delta(mut texels: Vec<u16>, description: &serde_json::Value) -> Vec<
             }
         }
         for row in texels.chunks_exact_mut(width * 4) {
-            let mut sum = [0u16; 3];
-            for texel in row.chunks_exact_mut(4) {
+            for x in 0..width {
                 for c in 0..3 {
-                    let z = texel[c];
-                    sum[c] = sum[c].wrapping_add((z >> 1) ^ 0u16.wrapping_sub(z & 1));
-                    texel[c] = sum[c];
+                    let z = row[x * 4 + c];
+                    let from = if rgb[x] > 0 { row[(x - rgb[x]) * 4 + c] } else { 0 };
+                    row[x * 4 + c] = ((z >> 1) ^ 0u16.wrapping_sub(z & 1)).wrapping_add(from);
                 }
-                let [lo, hi] = texel[3].to_le_bytes();
+                let [lo, hi] = row[x * 4 + 3].to_le_bytes();
+                let [flo, fhi] = if alpha[x] > 0 { row[(x - alpha[x]) * 4 + 3].to_le_bytes() } else { [0, 0] };
                 let un = |z: u8| (z >> 1) ^ 0u8.wrapping_sub(z & 1);
-                texel[3] = u16::from_le_bytes([un(lo), un(hi)]);
+                row[x * 4 + 3] = u16::from_le_bytes([un(lo).wrapping_add(flo), un(hi).wrapping_add(fhi)]);
             }
         }
     }
@@ -110,6 +122,26 @@ pub fn undo_delta(mut texels: Vec<u16>, description: &serde_json::Value) -> Vec<
         }
     }
     texels
+}
+
+/// RFC 4648 base64 with padding, decoded (the test's own, apart from vatbake's).
+#[allow(dead_code)]
+pub fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let mut out = Vec::new();
+    for quad in text.as_bytes().chunks(4) {
+        let data: Vec<u8> = quad.iter().copied().filter(|&c| c != b'=').map(value).collect();
+        let n = data.iter().enumerate().fold(0u32, |n, (i, &v)| n | u32::from(v) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..data.len()]);
+    }
+    out
 }
 
 /// Waits until a temporary file (`*.tmp`) appears in `dir` (the bake is writing),
