@@ -2,7 +2,8 @@
 # Issue 29: the default texture's bytes against honest baselines on the same texels, and
 # the byte layouts a player could undo on load (docs/PERFORMANCE.md, "Texture size:
 # honest baselines" and "Byte layouts, measured"). For each model: the default bake's
-# KTX2 bytes (and its median wall time over RUNS runs), vatbake's own 16-bit PNG of the
+# KTX2 bytes and its references' bytes in the description (and its median wall time
+# over RUNS runs), vatbake's own 16-bit PNG of the
 # same texels (`--texture-format png --delta none`), and scripts/texture-layouts.py on a
 # `--delta none` bake (a strong PNG16 encoder, `zstd -19 --long`, `xz -9e`, the layouts).
 # One JSON object per model on stdout; `scripts/texture-layouts.py --table FILE` prints
@@ -41,8 +42,10 @@ for m in "$@"; do
   $B bake "$src" -o "$work/plain" --delta none -q >/dev/null 2>&1 || { echo "FAIL $m plain" >&2; continue; }
   $B bake "$src" -o "$work/png" --delta none --texture-format png -q >/dev/null 2>&1 || { echo "FAIL $m png" >&2; continue; }
   default=$(stat -c %s "$work"/default/*.vat.ktx2)
+  # The "planes-ref" table in the description (none: 0), counted with the texture.
+  references=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['texture'].get('delta') or {}; print(len(d.get('references', '')))" "$work"/default/*.vat.json)
   ours=$(stat -c %s "$work"/png/*.vat.png)
   python3 scripts/texture-layouts.py "$work"/plain/*.vat.json --layouts "$LAYOUTS" --levels "$LEVELS" --slow "$SLOW" |
-    python3 -c "import json,sys; d=json.load(sys.stdin); d.update(model='$m', default=$default, default_ms=$ms, vatbake_png=$ours); print(json.dumps(d))"
+    python3 -c "import json,sys; d=json.load(sys.stdin); d.update(model='$m', default=$default, references=$references, default_ms=$ms, vatbake_png=$ours); print(json.dumps(d))"
   rm -rf "$work"
 done

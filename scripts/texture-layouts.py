@@ -234,18 +234,20 @@ def label(model):
 
 def tables(paths, fixtures):
     rows = [json.loads(line) for p in paths for line in open(p) if line.strip()]
-    print('| model | raw | KTX2 default | PNG16 same order | vatbake\'s PNG16 | `zstd -19 --long` | `xz -9e` '
-          '| default / PNG16 | zstd / PNG16 | xz / PNG16 | default / xz |')
-    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    print('| model | raw | KTX2 default | its references (description) | PNG16 same order | vatbake\'s PNG16 '
+          '| `zstd -19 --long` | `xz -9e` | default / PNG16 | zstd / PNG16 | xz / PNG16 | default / xz |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     ratios = []
     for r in rows:
-        q = (r['default'] / r['png16'], r['zstd19'] / r['png16'], r['xz9e'] / r['png16'], r['default'] / r['xz9e'])
+        refs = r.get('references', 0)  # the "planes-ref" table, counted with the texture
+        whole = r['default'] + refs
+        q = (whole / r['png16'], r['zstd19'] / r['png16'], r['xz9e'] / r['png16'], whole / r['xz9e'])
         ratios.append(q)
-        print(f"| {label(r['model'])} | {r['raw']:,} | {r['default']:,} | {r['png16']:,} | {r['vatbake_png']:,} | "
-              f"{r['zstd19']:,} | {r['xz9e']:,} | " + ' | '.join(f'{x:.2f}×' for x in q) + ' |')
+        print(f"| {label(r['model'])} | {r['raw']:,} | {r['default']:,} | {refs:,} | {r['png16']:,} | "
+              f"{r['vatbake_png']:,} | {r['zstd19']:,} | {r['xz9e']:,} | " + ' | '.join(f'{x:.2f}×' for x in q) + ' |')
     for name, part in ((f'median, the {fixtures} fixtures', ratios[:fixtures]), ('median, all', ratios)):
         if part:
-            print(f'| **{name}** | | | | | | | ' + ' | '.join(f'**{median([q[i] for q in part]):.2f}×**' for i in range(4)) + ' |')
+            print(f'| **{name}** | | | | | | | | ' + ' | '.join(f'**{median([q[i] for q in part]):.2f}×**' for i in range(4)) + ' |')
     print()
     print('PNG16 encoder choice per model: ' + '; '.join(f"{short(r['model'])}: {r['png16_how']}" for r in rows))
     levels = sorted({lv for r in rows for cell in r.get('layouts', {}).values() for lv in cell}, key=int)

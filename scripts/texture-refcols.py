@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Issue 29: what the shipped "planes" layout would weigh with a reference-column
-predictor and at other Zstandard levels (docs/PERFORMANCE.md, "Byte layouts, measured":
+"""Issue 29: what the "planes" layout would weigh with a reference-column predictor
+and at other Zstandard levels (the measurement that led to "planes-ref", which keeps one
+table per bake) (docs/PERFORMANCE.md, "Byte layouts, measured":
 "Past the shipped layout").
 
-The shipped layout predicts each second-order residual from the one in the column to its
+"planes" predicts each second-order residual from the one in the column to its
 left. Here each column, per block of 4 MiB of texels, may instead name any of the K
 columns before it (or none) as its reference: the one whose residuals differ least from
 its own (sum of |signed difference| over the block's rows, RGB apart from the normals'
 bytes). The choice costs one byte per column per block (two with the normals), counted in
 the figures two ways: stored as it is (`side-raw`) and compressed by Zstandard at the
 same level (`side-zstd`: the least it could cost; the KTX2 level has no room for it, so
-where a bake would keep it is open). The rest is the shipped layout: zigzag, the normals'
+where a bake would keep it is open). The rest is "planes": zigzag, the normals'
 two bytes each under a row delta, eight byte planes per block, Zstandard as the bake's
 writer runs it, and the bake's KTX2 container.
 
@@ -125,7 +126,7 @@ def block_bytes(t, spans, k, backward=None):
     out, side = [], []
     for y in range(0, h, rows):
         r, n = rgb[y:y + rows], nrm[y:y + rows]
-        if k == 1:  # the shipped layout: the left neighbour for RGB, nothing for the normals
+        if k == 1:  # "planes": the left neighbour for RGB, nothing for the normals
             pr = r.copy()
             pr[:, 1:] = r[:, 1:] - r[:, :-1]
             pn = n

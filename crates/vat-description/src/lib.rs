@@ -497,6 +497,24 @@ impl DeltaLayout {
     pub fn in_planes(self) -> bool {
         self != DeltaLayout::Interleaved
     }
+
+    /// The words of [`TextureDelta::decode`] under this layout.
+    pub fn delta_decode(self) -> &'static str {
+        if self.in_planes() {
+            DELTA_DECODE_PLANES
+        } else {
+            DELTA_DECODE
+        }
+    }
+
+    /// The words of [`TextureDelta::layout_decode`]: none for "interleaved".
+    pub fn layout_decode(self) -> Option<&'static str> {
+        match self {
+            DeltaLayout::Interleaved => None,
+            DeltaLayout::Planes => Some(LAYOUT_DECODE_PLANES),
+            DeltaLayout::PlanesRef => Some(LAYOUT_DECODE_PLANES_REF),
+        }
+    }
 }
 
 fn merge_clips_absent() -> MergeClips {

@@ -1047,21 +1047,36 @@ fn judge_off_rows(
         let times = off_row_times(clip, rows);
         let decoded: Vec<Vec<Vec3>> =
             (0..rows).into_par_iter().map(|k| shipped.positions(clip.row as usize + k)).collect();
-        let (worst, at) = times
-            .par_iter()
-            .map_init(
-                || vec![Vec3A::ZERO; points],
-                |truth, &(t, k, a)| {
-                    fresh.positions_at(i, t, entry.row as usize + k, a, truth);
-                    let (p, q) = (&decoded[k], &decoded[k + 1]);
-                    let error =
-                        (0..points).map(|j| p[j].lerp(q[j], a).distance(Vec3::from(truth[j]))).fold(0.0, f32::max);
-                    (error, t)
-                },
-            )
-            .reduce(|| (0.0, 0.0), worst_off_row);
-        judge_off_row_error(files, clip, check, times.len(), (worst, at), (tolerance, diagonal), note);
+        let worst = worst_between_rows(&times, &decoded, points, |t, k, a, truth| {
+            fresh.positions_at(i, t, entry.row as usize + k, a, truth)
+        });
+        judge_off_row_error(files, clip, check, times.len(), worst, (tolerance, diagonal), note);
     }
+}
+
+/// The largest distance, and its time, between the `decoded` rows of a clip (every
+/// point's position on each, as a player reads them) interpolated linearly at `times`
+/// ([`off_row_times`]) and `truth` at the same times (the source's pose between the two
+/// rows, into the scratch it is given): the same answer at any thread count.
+fn worst_between_rows(
+    times: &[(f32, usize, f32)],
+    decoded: &[Vec<Vec3>],
+    points: usize,
+    truth: impl Fn(f32, usize, f32, &mut [Vec3A]) + Sync,
+) -> (f32, f32) {
+    times
+        .par_iter()
+        .map_init(
+            || vec![Vec3A::ZERO; points],
+            |scratch, &(t, k, a)| {
+                truth(t, k, a, scratch);
+                let (p, q) = (&decoded[k], &decoded[k + 1]);
+                let error =
+                    (0..points).map(|j| p[j].lerp(q[j], a).distance(Vec3::from(scratch[j]))).fold(0.0, f32::max);
+                (error, t)
+            },
+        )
+        .reduce(|| (0.0, 0.0), worst_off_row)
 }
 
 /// The rows of `clip` that play between one another: the description's and the fresh

@@ -201,9 +201,9 @@ fn compare_bones(
     report
 }
 
-/// Clip `i` between its rows, as verify judges a vertex bake's (`judge_off_rows`): at
-/// every 1/60 s between two rows, the bind pose skinned by both rows' decoded matrices
-/// and interpolated, against the fresh pose at that time.
+/// Clip `i` between its rows, as verify judges a vertex bake's (`judge_off_rows`): each
+/// row's decoded matrices skinning the bind pose once, the rows interpolated at every
+/// 1/60 s between them (as `@vatbake/three` plays a bone bake), against the fresh pose.
 fn judge_bones_off_rows(
     files: &ShippedFiles,
     fresh: &FreshBones,
@@ -221,12 +221,10 @@ fn judge_bones_off_rows(
         return;
     }
     let times = off_row_times(clip, rows);
-    let worst = times
-        .par_iter()
-        .map(|&(t, k, a)| {
-            let pair = (matrices[first + k].as_slice(), matrices[first + k + 1].as_slice());
-            (fresh.off_row_error(i, t, entry.row as usize + k, a, pair), t)
-        })
-        .reduce(|| (0.0, 0.0), worst_off_row);
+    let decoded: Vec<Vec<glam::Vec3>> = matrices[first..first + rows].par_iter().map(|m| fresh.skinned(m)).collect();
+    let points = decoded.first().map_or(0, Vec::len);
+    let worst = worst_between_rows(&times, &decoded, points, |t, k, a, truth| {
+        fresh.positions_at(i, t, entry.row as usize + k, a, truth)
+    });
     judge_off_row_error(files, clip, check, times.len(), worst, (tolerance, diagonal), note);
 }

@@ -8,9 +8,10 @@
  * byte planes back into RGBA16 texels, R, G and B unzigzagged and each plus those of
  * the column to its left ("planes") or the column `texture.delta.references` names
  * ("planes-ref"), the alpha's two bytes unzigzagged (and, with "planes-ref", plus those
- * of their reference column, modulo 256). Then the delta: running sums down each clip's rows, in every band, per
- * u16 channel, modulo 65536, for order 2 first from each clip's third row, then from
- * its second; in planes, the alpha's two bytes each by one running sum modulo 256.
+ * of their reference column, modulo 256). Then the delta: running sums down each clip's
+ * rows, in every band, per u16 channel, modulo 65536, for order 2 first from each clip's
+ * third row, then from its second; in planes, the alpha's two bytes each by one running
+ * sum modulo 256.
  * A bake without a delta is left as it is.
  *
  * @param {Uint16Array} texels  one image of level 0 of the KTX2 (the positions, or the

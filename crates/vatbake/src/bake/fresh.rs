@@ -43,13 +43,25 @@ impl Fresh<'_> {
     /// `row` and `row + 1`: the root motion those rows took out, interpolated at
     /// `fraction`, taken out too (as a player adds it back between rows).
     pub fn positions_at(&self, clip: usize, time: f32, row: usize, fraction: f32, positions: &mut [glam::Vec3A]) {
-        let pose = self.rig.pose(Some(self.clips[clip]), time);
-        self.rig.positions(&pose, 0..self.layout.points, positions);
-        let at = |r: usize| self.corrections.get(r).map_or(glam::Vec3::ZERO, |c| c.w_axis.truncate());
-        let shift = glam::Vec3A::from(at(row).lerp(at(row + 1), fraction));
-        if shift != glam::Vec3A::ZERO {
-            positions.iter_mut().for_each(|p| *p += shift);
-        }
+        between_rows(&self.rig, self.clips[clip], &self.corrections, (time, row, fraction), positions);
+    }
+}
+
+/// Every point of `rig` posed by `clip` at `time` seconds, between global rows `row` and
+/// `row + 1`, with the root motion those rows took out (`corrections`), interpolated at
+/// `fraction`, taken out too: what a player shows between the two rows.
+fn between_rows(
+    rig: &Rig,
+    clip: &Clip,
+    corrections: &[glam::Mat4],
+    (time, row, fraction): (f32, usize, f32),
+    positions: &mut [glam::Vec3A],
+) {
+    rig.positions(&rig.pose(Some(clip), time), 0..positions.len(), positions);
+    let at = |r: usize| corrections.get(r).map_or(glam::Vec3::ZERO, |c| c.w_axis.truncate());
+    let shift = glam::Vec3A::from(at(row).lerp(at(row + 1), fraction));
+    if shift != glam::Vec3A::ZERO {
+        positions.iter_mut().for_each(|p| *p += shift);
     }
 }
 
@@ -114,38 +126,19 @@ impl FreshBones<'_> {
     /// `matrices` (one row of a texture, in palette order) and the evaluation.
     pub fn distances(&self, row: usize, matrices: &[glam::Mat4]) -> Vec<f32> {
         let evaluated = crate::pipeline::texels::positions(&self.rig, &self.poses[row]);
-        evaluated
-            .iter()
-            .enumerate()
-            .map(|(i, p)| self.palette.skin(matrices, i, self.bind[i], vat_model::MAX_INFLUENCES).distance(*p))
-            .collect()
+        self.skinned(matrices).iter().zip(&evaluated).map(|(s, p)| s.distance(*p)).collect()
     }
 
-    /// The largest distance, over every point, between clip `clip` at `time` seconds
-    /// (the root motion rows `row` and `row + 1` took out, interpolated at `fraction`,
-    /// taken out too) and the bind pose skinned by `before` and by `after` (those rows'
-    /// matrices), the two positions interpolated at `fraction`: as `@vatbake/three`
-    /// plays a bone bake between rows.
-    pub fn off_row_error(
-        &self,
-        clip: usize,
-        time: f32,
-        row: usize,
-        fraction: f32,
-        (before, after): (&[glam::Mat4], &[glam::Mat4]),
-    ) -> f32 {
-        let pose = self.rig.pose(Some(self.clips[clip]), time);
-        let truth = crate::pipeline::texels::positions(&self.rig, &pose);
-        let at = |r: usize| self.corrections.get(r).map_or(glam::Vec3::ZERO, |c| c.w_axis.truncate());
-        let shift = at(row).lerp(at(row + 1), fraction);
-        truth
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let skin = |m: &[glam::Mat4]| self.palette.skin(m, i, self.bind[i], vat_model::MAX_INFLUENCES);
-                skin(before).lerp(skin(after), fraction).distance(*p + shift)
-            })
-            .fold(0.0, f32::max)
+    /// Every point of the bind pose skinned by one row's `matrices` (in palette order):
+    /// what a player draws on that row.
+    pub fn skinned(&self, matrices: &[glam::Mat4]) -> Vec<glam::Vec3> {
+        (0..self.bind.len()).map(|i| self.palette.skin(matrices, i, self.bind[i], vat_model::MAX_INFLUENCES)).collect()
+    }
+
+    /// [`Fresh::positions_at`] for a bone bake: every point of clip `clip` at `time`
+    /// seconds, between global rows `row` and `row + 1`.
+    pub fn positions_at(&self, clip: usize, time: f32, row: usize, fraction: f32, positions: &mut [glam::Vec3A]) {
+        between_rows(&self.rig, self.clips[clip], &self.corrections, (time, row, fraction), positions);
     }
 }
 

@@ -161,24 +161,14 @@ fn describe(made: &Made, glb: &[u8], settings: &BakeSettings) -> Description {
             height: layout.height as u32,
             bands: layout.bands as u32,
             column_order: settings.column_order,
-            delta: (settings.delta != crate::delta::Delta::None).then(|| {
-                let layout_of = crate::delta::layout_of(settings.delta);
-                let layout_of = match (layout_of, &texture.references) {
-                    (Some(description::DeltaLayout::Planes), Some(_)) => Some(description::DeltaLayout::PlanesRef),
-                    (other, _) => other,
-                };
-                let planes = layout_of.is_some_and(description::DeltaLayout::in_planes);
+            delta: crate::delta::layout_of(settings.delta, texture.references.is_some()).map(|delta_layout| {
                 description::TextureDelta {
                     mode: settings.delta,
                     order: settings.delta.order() as u32,
-                    decode: if planes { description::DELTA_DECODE_PLANES } else { description::DELTA_DECODE }.into(),
-                    layout: layout_of,
-                    block_rows: planes.then(|| crate::delta::block_rows(layout.width) as u32),
-                    layout_decode: layout_of.and_then(|l| match l {
-                        description::DeltaLayout::Planes => Some(description::LAYOUT_DECODE_PLANES.into()),
-                        description::DeltaLayout::PlanesRef => Some(description::LAYOUT_DECODE_PLANES_REF.into()),
-                        description::DeltaLayout::Interleaved => None,
-                    }),
+                    decode: delta_layout.delta_decode().into(),
+                    layout: Some(delta_layout),
+                    block_rows: delta_layout.in_planes().then(|| crate::delta::block_rows(layout.width) as u32),
+                    layout_decode: delta_layout.layout_decode().map(Into::into),
                     references: texture.references.as_ref().map(crate::delta::References::to_base64),
                 }
             }),

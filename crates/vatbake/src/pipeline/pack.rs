@@ -161,7 +161,7 @@ fn pack_ktx2(
         sha256,
         max_error: streamed.max_error,
         plain: streamed.plain,
-        references: streamed.references.filter(|r| *r != crate::delta::References::left(layout.width)),
+        references: streamed.references.filter(|r| !r.is_left()),
     })
 }
 
@@ -301,7 +301,9 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         settings: &BakeSettings,
     ) -> Result<(), vat_ktx2::Ktx2Error> {
         let first = crate::delta::clip_starts(posed.entries.iter().map(|c| c.row as usize), layout.rows);
-        let delta_layout = crate::delta::layout_of(settings.delta);
+        // The encoder's steps are the same in "planes" and "planes-ref" (the references
+        // come in at write_block).
+        let delta_layout = crate::delta::layout_of(settings.delta, false);
         let mut delta = crate::delta::Encoder::new(settings.delta, delta_layout, self.row_len, first);
         let no_alpha = image == Image::Positions && settings.normals != NormalsMode::Packed;
         let plain = settings.delta == crate::delta::Delta::None && !no_alpha;
@@ -390,7 +392,7 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         let at = Instant::now();
         let width = self.row_len / 4;
         let references = self.references.get_or_insert_with(|| crate::delta::References::for_bake(&self.block, width));
-        crate::delta::plane_bytes(&self.block, width, Some(references), &mut self.bytes);
+        crate::delta::plane_bytes(&self.block, width, references, &mut self.bytes);
         self.out.nanos += at.elapsed().as_nanos() as u64;
         self.block.clear();
         let (watch, total, counted) = (self.watch, self.total_rows, self.row_counter());
