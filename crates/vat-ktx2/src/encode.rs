@@ -116,6 +116,9 @@ impl<W: Write + Seek> Ktx2Writer<W> {
     /// with workers, the rows are taken at once and compressed later, and the call that
     /// feeds the last rows waits for all of them, telling as they finish.
     pub fn write_rows_reporting(&mut self, texels: &[u16], compressed: &mut dyn FnMut(u64)) -> Result<(), Ktx2Error> {
+        if !texels.len().is_multiple_of(self.row_len) {
+            return Err(self.count_error(self.fed + texels.len() as u64 * 2));
+        }
         // KTX 2.0 image data is little-endian whatever the machine.
         #[cfg(target_endian = "little")]
         let raw: &[u8] = bytemuck::cast_slice(texels);
@@ -126,12 +129,13 @@ impl<W: Write + Seek> Ktx2Writer<W> {
         self.write_bytes_reporting(raw, compressed)
     }
 
-    /// [`Ktx2Writer::write_rows_reporting`] given the rows' bytes as the file holds
-    /// them (each u16 little-endian, or any arrangement of whole rows' bytes a caller
-    /// has made of them): `width · 8` bytes a row.
+    /// [`Ktx2Writer::write_rows_reporting`] given the image's next bytes as the file
+    /// holds them (each u16 little-endian, or any arrangement of whole rows' bytes a
+    /// caller has made of them, `width · 8` bytes a row), in pieces of any length: the
+    /// frame is the same however they are cut.
     pub fn write_bytes_reporting(&mut self, raw: &[u8], compressed: &mut dyn FnMut(u64)) -> Result<(), Ktx2Error> {
         let bytes = raw.len() as u64;
-        if !raw.len().is_multiple_of(self.row_len * 2) || self.fed + bytes > self.raw_len {
+        if self.fed + bytes > self.raw_len {
             return Err(self.count_error(self.fed + bytes));
         }
         self.fed += bytes;
@@ -240,10 +244,43 @@ fn check_options(options: &Ktx2Options) -> Result<(), Ktx2Error> {
 /// decoders can check it before inflating, and a checksum, which the KTX 2.0
 /// specification says inflators should verify when present (4 bytes).
 ///
+/// The bytes of the image each of zstd's jobs compresses: 1 MiB, an eighth of its
+/// default at level 5 (4 × the window: 8 MiB), so that a texture of a few MiB is compressed by
+/// every worker, and its first jobs while the rest is still being made, instead of by
+/// one worker after the last row. The frame depends on it (never on the workers'
+/// number); docs/PERFORMANCE.md, "Bake time at default", measured it against zstd's
+/// own: the default bake 0.80–0.97× the time on the six models of more than 1 MiB of
+/// texels, their files 0.994–1.000× the bytes (each job starts its entropy tables
+/// afresh, which the byte planes suit). Up to level [`JOB_BYTES_UP_TO_LEVEL`]: above it
+/// zstd's own jobs, whose longer overlap the slower levels' matches need (1 MiB jobs
+/// made the generated 4,000-point model 2.6–3.2% larger at levels 9–15, 0.0–0.3%
+/// smaller at levels 1–8).
+const JOB_BYTES: u32 = 1 << 20;
+/// The highest level compressed in jobs of [`JOB_BYTES`].
+const JOB_BYTES_UP_TO_LEVEL: i32 = 8;
+
+/// Images of at most this many bytes are compressed at [`SMALL_IMAGE_LEVEL`] at least.
+pub const SMALL_IMAGE_BYTES: u64 = 64 << 10;
+/// The lowest level of an image of at most [`SMALL_IMAGE_BYTES`]: there every level up
+/// to 12 compresses in well under a millisecond, and the frame is most of a file whose
+/// container is a fixed 248 bytes: level 9 makes the smallest bundled texture
+/// (AnimatedMorphCube, 24 KiB of texels) 888 → 822 bytes for 0.04 ms (docs/PERFORMANCE.md,
+/// "Small textures").
+pub const SMALL_IMAGE_LEVEL: i32 = 9;
+
+/// The level an image of `raw_len` bytes is compressed at when `level` is asked for.
+pub fn level_for(level: i32, raw_len: u64) -> i32 {
+    if raw_len <= SMALL_IMAGE_BYTES {
+        level.max(SMALL_IMAGE_LEVEL)
+    } else {
+        level
+    }
+}
+
 /// Always zstd's multithreaded mode, with at least one worker: its streaming
 /// output is the same for any number of workers (single-threaded mode gives
 /// other bytes), so the file does not depend on the machine's core count. The
-/// workers compress independent jobs of a few MiB while the caller feeds them
+/// workers compress independent jobs of [`JOB_BYTES`] while the caller feeds them
 /// and writes what they finish.
 /// No explicit window log: zstd's level presets never exceed 27 (128 MiB), the
 /// largest window decoders accept without being told to (`zstd -d`, the zstddec
@@ -255,8 +292,11 @@ fn check_options(options: &Ktx2Options) -> Result<(), Ktx2Error> {
 /// level 3 without it is smaller still.
 fn level_compressor(options: &Ktx2Options, raw_len: u64) -> Result<CCtx<'static>, Ktx2Error> {
     let mut cctx = CCtx::try_create().ok_or_else(|| Ktx2Error::Zstd(std::io::Error::other("out of memory")))?;
-    cctx.set_parameter(CParameter::CompressionLevel(options.zstd_level)).map_err(zstd_error)?;
+    cctx.set_parameter(CParameter::CompressionLevel(level_for(options.zstd_level, raw_len))).map_err(zstd_error)?;
     cctx.set_parameter(CParameter::NbWorkers(options.workers.max(1))).map_err(zstd_error)?;
+    if level_for(options.zstd_level, raw_len) <= JOB_BYTES_UP_TO_LEVEL && !options.long_window {
+        cctx.set_parameter(CParameter::JobSize(JOB_BYTES)).map_err(zstd_error)?;
+    }
     if options.long_window {
         cctx.set_parameter(CParameter::EnableLongDistanceMatching(true)).map_err(zstd_error)?;
         cctx.set_parameter(CParameter::WindowLog(27)).map_err(zstd_error)?;

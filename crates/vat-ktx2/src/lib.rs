@@ -56,7 +56,7 @@ mod rgba8;
 mod texture;
 mod types;
 
-pub use encode::Ktx2Writer;
+pub use encode::{level_for, Ktx2Writer, SMALL_IMAGE_BYTES, SMALL_IMAGE_LEVEL};
 pub use error::Ktx2Error;
 pub use float32::{decode_ktx2_rgba32f, encode_ktx2_rgba32f, Rgba32fImage};
 pub use layout::{

@@ -187,6 +187,20 @@ fn rows_written_in_any_runs_give_the_same_bytes() {
         assert_eq!(writer.finish().unwrap(), whole.len() as u64);
         assert_eq!(out.into_inner(), whole, "{rows_per_call} rows per call");
     }
+    // Bytes handed over in pieces that end inside rows, over more than one of zstd's
+    // jobs (1 MiB): the file the whole image makes.
+    let image = animated_image(300, 600);
+    let whole = encode_ktx2(&image, &options()).unwrap();
+    let raw: Vec<u8> = image.texels.iter().flat_map(|v| v.to_le_bytes()).collect();
+    for piece in [333usize, 65_537, 1 << 20] {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut writer = vat_ktx2::Ktx2Writer::new(&mut out, 300, 600, &options()).unwrap();
+        for bytes in raw.chunks(piece) {
+            writer.write_bytes_reporting(bytes, &mut |_| {}).unwrap();
+        }
+        assert_eq!(writer.finish().unwrap(), whole.len() as u64);
+        assert_eq!(out.into_inner(), whole, "pieces of {piece} bytes");
+    }
 }
 
 #[test]

@@ -18,6 +18,30 @@ pub use vat_description::DeltaLayout;
 
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
 
+/// Defines the function it is given twice over, built for AVX2 and as it is, and runs the
+/// AVX2 build where the machine has it: the steps are integer ones, so both give the same
+/// values (the AVX2 build does more of them at once).
+macro_rules! avx2_where_present {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$doc])*
+        $vis fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn any($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            fn avx2($($arg: $ty),*) {
+                any($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the machine has AVX2, checked just above.
+                return unsafe { avx2($($arg),*) };
+            }
+            any($($arg),*)
+        }
+    };
+}
+
 /// The texel bytes of one block of planes, at most (at least one row): large enough
 /// that each plane is a long run for the compressor, small enough that the pack
 /// stage holds one block, never the whole texture (docs/FORMAT.md, "Delta").
@@ -57,8 +81,10 @@ pub struct Encoder {
     planes: bool,
     /// Per row of a band: its index within its clip.
     first: Vec<usize>,
-    /// The row before, as each step saw it.
-    before: Vec<Vec<u16>>,
+    /// The last two plain rows encoded (the last first), for the next rows' differences.
+    above: [Vec<u16>; 2],
+    /// The lanes of each plain texel kept ([`Encoder::without_alpha`]).
+    keep: u64,
     /// Image rows encoded so far.
     done: usize,
 }
@@ -70,37 +96,101 @@ impl Encoder {
             order: delta.order(),
             row_len,
             planes: layout.is_some_and(DeltaLayout::in_planes) && delta.order() > 0,
-            before: vec![vec![0; row_len]; delta.order()],
+            above: [vec![0; row_len], vec![0; row_len]],
+            keep: u64::MAX,
             first,
             done: 0,
         }
     }
 
-    /// Encodes the next whole image rows in place.
+    /// The encoder, taking every plain texel's alpha as 0 when `zero` (positions whose
+    /// normals are not packed in the alpha).
+    pub fn without_alpha(mut self, zero: bool) -> Self {
+        self.keep = if zero { RGB_LANES } else { u64::MAX };
+        self
+    }
+
+    /// Encodes the next whole image rows in place ([`Encoder::encode_into`]).
     pub fn encode(&mut self, texels: &mut [u16]) {
+        let plain = texels.to_vec();
+        self.encode_into(&plain, texels);
+    }
+
+    /// Encodes the next whole image rows, `plain`, into `out` (as long): row 1 of a
+    /// clip minus row 0, row `k ≥ 2` minus 2 · row `k − 1` plus row `k − 2` (order 2;
+    /// order 1 stops at the first difference), each u16 modulo 65536; in planes the
+    /// alpha's two bytes each minus the row above's, modulo 256, once. Each texel as
+    /// one u64, its lanes apart; runs of rows in parallel (each reads plain rows alone:
+    /// the same bytes at any thread count).
+    pub fn encode_into(&mut self, plain: &[u16], out: &mut [u16]) {
         if self.order == 0 || self.row_len == 0 {
+            for (o, &t) in out.as_chunks_mut::<4>().0.iter_mut().zip(plain.as_chunks::<4>().0) {
+                *o = from_u64(as_u64(t) & self.keep);
+            }
             return;
         }
-        for row in texels.chunks_exact_mut(self.row_len) {
-            let in_clip = if self.first.is_empty() { 0 } else { self.first[self.done % self.first.len()] };
-            // Pass `s` differences the clip's rows from index `s + 1` on. In planes the
-            // alpha's two bytes are instead each minus the row above's (the plain row,
-            // which the first pass keeps), once.
-            for (s, before) in self.before.iter_mut().enumerate() {
-                for (i, (value, prior)) in row.iter_mut().zip(before.iter_mut()).enumerate() {
-                    let seen = *value;
-                    if in_clip > s {
-                        *value = match (self.planes && i % 4 == 3, s) {
-                            (false, _) => seen.wrapping_sub(*prior),
-                            (true, 0) => byte_sub(seen, *prior),
-                            (true, _) => seen,
-                        };
+        // In planes the alpha's lanes are its two bytes (each a function of its own, so
+        // that it is inlined).
+        if self.planes {
+            self.encode_with(plain, out, lanes_sub, ALPHA_LANES);
+        } else {
+            self.encode_with(plain, out, lanes16_sub, 0);
+        }
+    }
+
+    /// [`Encoder::encode_into`] with `sub` for the first difference, the alpha's lanes
+    /// `alpha_once` left at it.
+    fn encode_with(&mut self, plain: &[u16], out: &mut [u16], sub: impl Fn(u64, u64) -> u64 + Sync, alpha_once: u64) {
+        use rayon::prelude::*;
+        let row_len = self.row_len;
+        let (order, done, first, above, keep) = (self.order, self.done, &self.first, &self.above, self.keep);
+        let texel = |t: [u16; 4]| as_u64(t) & keep;
+        // Plain row `y` of these rows, or of those before them (y < 0).
+        let row = |y: isize| -> &[u16] {
+            if y >= 0 {
+                &plain[y as usize * row_len..][..row_len]
+            } else {
+                &above[(-y - 1) as usize]
+            }
+        };
+        let run = (ROW_TASK_TEXELS / (row_len / 4).max(1)).max(1) * row_len;
+        let encode_run = |(r, rows): (usize, &mut [u16])| {
+            for (k, o) in rows.chunks_exact_mut(row_len).enumerate() {
+                let y = (r * run / row_len + k) as isize;
+                let in_clip = if first.is_empty() { 0 } else { first[(done + y as usize) % first.len()] };
+                let (o, _) = o.as_chunks_mut::<4>();
+                let (t, _) = row(y).as_chunks::<4>();
+                match in_clip.min(order) {
+                    0 => {
+                        for (o, &t) in o.iter_mut().zip(t) {
+                            *o = from_u64(texel(t));
+                        }
                     }
-                    *prior = seen;
+                    1 => {
+                        let (a, _) = row(y - 1).as_chunks::<4>();
+                        for ((o, &t), &a) in o.iter_mut().zip(t).zip(a) {
+                            *o = from_u64(sub(texel(t), texel(a)));
+                        }
+                    }
+                    _ => second_differences(
+                        o,
+                        [t, row(y - 1).as_chunks::<4>().0, row(y - 2).as_chunks::<4>().0],
+                        keep,
+                        alpha_once,
+                    ),
                 }
             }
-            self.done += 1;
+        };
+        // One run: here, without handing it to the thread pool and waiting for it.
+        if out.len() > run {
+            out.par_chunks_mut(run).enumerate().for_each(encode_run);
+        } else {
+            out.chunks_mut(run).enumerate().for_each(encode_run);
         }
+        let rows = plain.len() / row_len;
+        let last = |back: usize| row(rows as isize - 1 - back as isize).to_vec();
+        self.above = [last(0), last(1)];
+        self.done += rows;
     }
 }
 
@@ -143,11 +233,36 @@ const REFERENCES_PAY: f64 = 0.95;
 const CHOICE_TEXELS: usize = 1 << 16;
 
 /// The texels of the first block the trial compresses, at most: whole rows, in
-/// `TRIAL_RUNS` runs spread over it.
-const TRIAL_TEXELS: usize = 1 << 16;
+/// `TRIAL_RUNS` runs spread over it (a quarter of what the choice weighs: on every
+/// bundled fixture and both generated models it decides as four times as many did).
+const TRIAL_TEXELS: usize = 1 << 14;
 
 /// How many runs of rows the trial takes from the first block.
 const TRIAL_RUNS: usize = 4;
+
+/// One row the choice weighs, its channels apart: R, G and B, then the alpha's low and
+/// high bytes.
+type SampledRow = ([Vec<u16>; 3], [Vec<u8>; 2]);
+
+avx2_where_present! {
+    /// Adds, per column, the absolute differences of one sampled row's R, G and B from their
+    /// reference's (`rgb`: the row's three channels, then the references') to `rgb_sums`,
+    /// and of its alpha's two bytes (`alpha`: low, high, then the references') to
+    /// `alpha_sums`. With AVX2 where the machine has it: the same sums, twice as many at once.
+    fn accumulate(rgb_sums: &mut [u32], alpha_sums: &mut [u32], rgb: [&[u16]; 6], alpha: [&[u8]; 4]) {
+        let n = rgb_sums.len();
+        let d16 = |t: u16, r: u16| u32::from((t.wrapping_sub(r) as i16).unsigned_abs());
+        let d8 = |t: u8, r: u8| u32::from((t.wrapping_sub(r) as i8).unsigned_abs());
+        let [tr, tg, tb, fr, fg, fb] = rgb.map(|c| &c[..n]);
+        for i in 0..n {
+            rgb_sums[i] += d16(tr[i], fr[i]) + d16(tg[i], fg[i]) + d16(tb[i], fb[i]);
+        }
+        let [tl, th, fl, fh] = alpha.map(|c| &c[..n]);
+        for i in 0..n {
+            alpha_sums[i] += d8(tl[i], fl[i]) + d8(th[i], fh[i]);
+        }
+    }
+}
 
 impl References {
     /// "planes": R, G and B from the column to the left, the alpha from none.
@@ -178,46 +293,52 @@ impl References {
         let step = rows.div_ceil((CHOICE_TEXELS / width).max(1)).max(1);
         // The sampled rows' channels apart (R, G, B as u16, the alpha's two bytes as u8),
         // so each reference's pass below runs along plain arrays.
-        let sampled: Vec<[Vec<u16>; 5]> = block
+        let sampled: Vec<SampledRow> = block
             .chunks_exact(width * 4)
             .step_by(step)
             .map(|row| {
                 let channel = |c: usize| row.iter().skip(c).step_by(4).copied().collect::<Vec<u16>>();
-                let byte =
-                    |shift: u32| row.iter().skip(3).step_by(4).map(|&v| (v >> shift) & 0xff).collect::<Vec<u16>>();
-                [channel(0), channel(1), channel(2), byte(0), byte(8)]
+                let byte = |shift: u32| row.iter().skip(3).step_by(4).map(|&v| (v >> shift) as u8).collect::<Vec<u8>>();
+                ([channel(0), channel(1), channel(2)], [byte(0), byte(8)])
             })
             .collect();
         // Cost of column x from reference k (k = 0: none), RGB and alpha, by k then x. A
         // u32 holds it: at most CHOICE_TEXELS / 2 rows of at most 3 * 32768 + 2 * 128.
-        let zero = vec![0u16; width];
-        let costs: Vec<(Vec<u32>, Vec<u32>)> = (0..=max)
-            .map(|k| {
-                let mut rgb = vec![u32::MAX; width];
-                let mut alpha = vec![u32::MAX; width];
-                if k >= width {
-                    return (rgb, alpha);
-                }
-                rgb[k..].fill(0);
-                alpha[k..].fill(0);
-                for planes in &sampled {
-                    for (c, plane) in planes.iter().enumerate() {
-                        let from = if k == 0 { &zero[..width] } else { &plane[..width - k] };
-                        let sums = if c < 3 { &mut rgb[k..] } else { &mut alpha[k..] };
-                        if c < 3 {
-                            for ((sum, &t), &r) in sums.iter_mut().zip(&plane[k..]).zip(from) {
-                                *sum += u32::from((t.wrapping_sub(r) as i16).unsigned_abs());
-                            }
-                        } else {
-                            for ((sum, &t), &r) in sums.iter_mut().zip(&plane[k..]).zip(from) {
-                                *sum += u32::from((t.wrapping_sub(r) as u8 as i8).unsigned_abs());
-                            }
-                        }
-                    }
-                }
-                (rgb, alpha)
-            })
-            .collect();
+        let (zero16, zero8) = (vec![0u16; width], vec![0u8; width]);
+        use rayon::prelude::*;
+        let cost = |k: usize| {
+            let mut rgb = vec![u32::MAX; width];
+            let mut alpha = vec![u32::MAX; width];
+            if k >= width {
+                return (rgb, alpha);
+            }
+            let n = width - k;
+            rgb[k..].fill(0);
+            alpha[k..].fill(0);
+            let (rgb_k, alpha_k) = (&mut rgb[k..], &mut alpha[k..]);
+            for ([r, g, b], [lo, hi]) in &sampled {
+                // Each column's channels, and its reference's (none: zeros), n long.
+                let from = |p| reference(p, &zero16, k, n);
+                let rgb_rows = [&r[k..], &g[k..], &b[k..], from(r), from(g), from(b)];
+                let from = |p| reference(p, &zero8, k, n);
+                accumulate(rgb_k, alpha_k, rgb_rows, [&lo[k..], &hi[k..], from(lo), from(hi)]);
+            }
+            (rgb, alpha)
+        };
+        // Few rows: here, without handing the references to the thread pool and waiting.
+        let costs: Vec<(Vec<u32>, Vec<u32>)> = if sampled.len() * width >= ROW_TASK_TEXELS {
+            (0..=max).into_par_iter().map(cost).collect()
+        } else {
+            (0..=max).map(cost).collect()
+        };
+        // The first n of a channel's values, those its columns from k on refer to; zeros for k = 0.
+        fn reference<'a, T>(channel: &'a [T], zeros: &'a [T], k: usize, n: usize) -> &'a [T] {
+            if k == 0 {
+                &zeros[..n]
+            } else {
+                &channel[..n]
+            }
+        }
         let pick = |alpha: bool| -> (Vec<u8>, u64) {
             let mut total = 0;
             let refs = (0..width)
@@ -259,7 +380,11 @@ impl References {
             plane_bytes(&sample, width, refs, &mut bytes);
             vat_ktx2::compressed_size(&bytes, 1).unwrap_or(usize::MAX)
         };
-        let (with, without) = (trial(&chosen), trial(&left));
+        let (with, without) = if trial_len / 4 >= ROW_TASK_TEXELS / 2 {
+            rayon::join(|| trial(&chosen), || trial(&left))
+        } else {
+            (trial(&chosen), trial(&left))
+        };
         // The trial's saving, over the whole first block, against the table's bytes.
         let saving = without.saturating_sub(with) as f64 * (block.len() as f64 / trial_len as f64);
         if (with as f64) <= REFERENCES_PAY * without as f64 && saving > chosen.to_base64().len() as f64 {
@@ -302,13 +427,6 @@ impl References {
     }
 }
 
-/// Each byte of `a` minus that of `b`, modulo 256.
-fn byte_sub(a: u16, b: u16) -> u16 {
-    let [a0, a1] = a.to_le_bytes();
-    let [b0, b1] = b.to_le_bytes();
-    u16::from_le_bytes([a0.wrapping_sub(b0), a1.wrapping_sub(b1)])
-}
-
 /// Each byte of `a` plus that of `b`, modulo 256.
 fn byte_add(a: u16, b: u16) -> u16 {
     let [a0, a1] = a.to_le_bytes();
@@ -316,6 +434,9 @@ fn byte_add(a: u16, b: u16) -> u16 {
     u16::from_le_bytes([a0.wrapping_add(b0), a1.wrapping_add(b1)])
 }
 
+/// The format's zigzag of a u16 (and [`zigzag8`] of a byte), which [`lanes_zigzag`] applies
+/// to a texel's lanes at once; the tests hold the two to each other.
+#[cfg(test)]
 fn zigzag16(v: u16) -> u16 {
     let s = v as i16;
     ((s << 1) ^ (s >> 15)) as u16
@@ -325,6 +446,76 @@ fn unzigzag16(z: u16) -> u16 {
     (z >> 1) ^ 0u16.wrapping_sub(z & 1)
 }
 
+/// A texel's R, G and B in a u64 from [`as_u64`], and its alpha's.
+const RGB_LANES: u64 = 0x0000_ffff_ffff_ffff;
+const ALPHA_LANES: u64 = 0xffff_0000_0000_0000;
+/// The top bit of each lane of such a u64: R, G and B u16s, the alpha's two bytes.
+const LANE_TOPS: u64 = 0x8080_8000_8000_8000;
+const LANE_BOTTOMS: u64 = 0x0101_0001_0001_0001;
+
+fn as_u64(texel: [u16; 4]) -> u64 {
+    u64::from(texel[0]) | u64::from(texel[1]) << 16 | u64::from(texel[2]) << 32 | u64::from(texel[3]) << 48
+}
+
+fn from_u64(v: u64) -> [u16; 4] {
+    [v as u16, (v >> 16) as u16, (v >> 32) as u16, (v >> 48) as u16]
+}
+
+/// Each u16 lane of `a` minus that of `b`, modulo 65536 (no borrow between lanes).
+#[inline]
+fn lanes16_sub(a: u64, b: u64) -> u64 {
+    const TOPS: u64 = 0x8000_8000_8000_8000;
+    ((a | TOPS).wrapping_sub(b & !TOPS)) ^ ((a ^ !b) & TOPS)
+}
+
+/// Each lane of `a` minus that of `b`, modulo the lane's width (no borrow between lanes).
+#[inline]
+fn lanes_sub(a: u64, b: u64) -> u64 {
+    ((a | LANE_TOPS).wrapping_sub(b & !LANE_TOPS)) ^ ((a ^ !b) & LANE_TOPS)
+}
+
+/// Each lane zigzagged at its width: [`zigzag16`] on R, G and B, [`zigzag8`] on the alpha's
+/// bytes. A negative lane's ones are its sign bit, moved to the lane's bottom, times the
+/// lane's all-ones: that bit shifted past the lane's top, less itself (modulo 2^64 for the
+/// top byte).
+#[inline]
+fn lanes_zigzag(d: u64) -> u64 {
+    let (signs16, signs8) = ((d & 0x0000_8000_8000_8000) >> 15, (d & 0x8080_0000_0000_0000) >> 7);
+    let negative = ((signs16 << 16).wrapping_sub(signs16)) | ((signs8 << 8).wrapping_sub(signs8));
+    ((d << 1) & !LANE_BOTTOMS) ^ negative
+}
+
+avx2_where_present! {
+    /// Each texel of a row minus its references (`from`, as u64s), its lanes apart, zigzagged:
+    /// [`predict_rows`]' second step. With AVX2 where the machine has it (the same values, more
+    /// at once).
+    fn residuals(texels: &mut [[u16; 4]], from: &[u64]) {
+        for (t, &f) in texels.iter_mut().zip(from) {
+            *t = from_u64(lanes_zigzag(lanes_sub(as_u64(*t), f)));
+        }
+    }
+}
+
+avx2_where_present! {
+    /// One row's second differences, `out` from its plain texels and those of the two rows
+    /// above (`rows`), each texel's lanes `keep` kept: the row minus twice the one above plus
+    /// the one above that (u16 lanes), the lanes of `alpha_once` (in planes: the alpha's bytes)
+    /// the first difference alone, bytewise. With AVX2 where the machine has it (the same
+    /// values, more at once).
+    fn second_differences(out: &mut [[u16; 4]], rows: [&[[u16; 4]]; 3], keep: u64, alpha_once: u64) {
+        let [t, a, b] = rows;
+        // The first difference's lanes: the alpha's bytes apart where it is taken once.
+        let first = |x: u64, y: u64| if alpha_once != 0 { lanes_sub(x, y) } else { lanes16_sub(x, y) };
+        for (((o, &t), &a), &b) in out.iter_mut().zip(t).zip(a).zip(b) {
+            let (t, a, b) = (as_u64(t) & keep, as_u64(a) & keep, as_u64(b) & keep);
+            let difference = first(t, a);
+            let second = lanes16_sub(difference, first(a, b));
+            *o = from_u64((second & !alpha_once) | (difference & alpha_once));
+        }
+    }
+}
+
+#[cfg(test)]
 fn zigzag8(v: u8) -> u8 {
     let s = v as i8;
     ((s << 1) ^ (s >> 7)) as u8
@@ -358,35 +549,70 @@ pub fn unpredict_row(row: &mut [u16], refs: &References) {
     }
 }
 
-/// One block of whole rows of delta texels, `width` a row, as the file holds it: per
-/// texel, R, G and B minus those of the column `refs.rgb` names (the columns are in
-/// spatial order: a nearby point; "planes": the texel to the left), the alpha's two
-/// bytes each minus those of the column `refs.alpha` names, modulo 256; zigzagged
-/// (small negative numbers become small numbers: R, G, B as u16, the alpha's bytes
-/// each as u8); then eight byte planes (R high bytes, R low, G high, G low, B high,
-/// B low, A high, A low), texel by texel; into `bytes`, in one pass.
+/// One block of whole rows of delta texels, `width` a row, as the file holds it: the
+/// per-texel steps ([`predict_rows`]), then eight byte planes (R high bytes, R low, G
+/// high, G low, B high, B low, A high, A low), texel by texel ([`byte_plane`]); into
+/// `bytes`. The pack stage takes the same two steps a piece of a plane at a time.
 pub fn plane_bytes(block: &[u16], width: usize, refs: &References, bytes: &mut Vec<u8>) {
+    let mut predicted = block.to_vec();
+    predict_rows(&mut predicted, width, refs);
     let n = block.len() / 4;
     bytes.clear();
     bytes.resize(n * 8, 0);
-    let (head, rest) = bytes.split_at_mut(4 * n);
-    let (rh, head) = head.split_at_mut(n);
-    let (rl, head) = head.split_at_mut(n);
-    let (gh, gl) = head.split_at_mut(n);
-    let (bh, rest) = rest.split_at_mut(n);
-    let (bl, rest) = rest.split_at_mut(n);
-    let (ah, al) = rest.split_at_mut(n);
-    for (y, row) in block.chunks_exact(width * 4).enumerate() {
-        for (x, t) in row.chunks_exact(4).enumerate() {
-            let (r, a) = (usize::from(refs.rgb[x]), usize::from(refs.alpha[x]));
-            let from = if r > 0 { &row[(x - r) * 4..(x - r) * 4 + 3] } else { &[0, 0, 0][..] };
-            let alpha = if a > 0 { byte_sub(t[3], row[(x - a) * 4 + 3]) } else { t[3] };
-            let [lo, hi] = alpha.to_le_bytes();
-            let i = y * width + x;
-            [rh[i], rl[i]] = zigzag16(t[0].wrapping_sub(from[0])).to_be_bytes();
-            [gh[i], gl[i]] = zigzag16(t[1].wrapping_sub(from[1])).to_be_bytes();
-            [bh[i], bl[i]] = zigzag16(t[2].wrapping_sub(from[2])).to_be_bytes();
-            [ah[i], al[i]] = [zigzag8(hi), zigzag8(lo)];
+    for (plane, out) in bytes.chunks_exact_mut(n.max(1)).enumerate() {
+        byte_plane(&predicted, plane, out);
+    }
+}
+
+/// The per-texel steps of the layouts in planes on whole rows of delta texels, `width`
+/// a row, in place: R, G and B minus those of the column `refs.rgb` names (the columns
+/// are in spatial order: a nearby point; "planes": the texel to the left), modulo
+/// 65536, zigzagged (small negative numbers become small numbers); the alpha's two
+/// bytes each minus those of the column `refs.alpha` names, modulo 256, each zigzagged
+/// as a u8, the high byte's then the low byte's as one u16 (high first). Runs of rows
+/// in parallel: each row's steps read that row alone, so the bytes are the same at any
+/// thread count.
+pub fn predict_rows(block: &mut [u16], width: usize, refs: &References) {
+    use rayon::prelude::*;
+    if width == 0 {
+        return;
+    }
+    let run = (ROW_TASK_TEXELS / width).max(1) * width * 4;
+    let predict_run = |rows: &mut [u16]| {
+        // Each texel's references (none: zeros) first, as u64s (R, G, B, A from the low
+        // bits), then every texel minus them, its lanes apart.
+        let mut from = vec![0u64; width];
+        for row in rows.chunks_exact_mut(width * 4) {
+            let (texels, _) = row.as_chunks_mut::<4>();
+            for (x, f) in from.iter_mut().enumerate() {
+                let (r, a) = (usize::from(refs.rgb[x]), usize::from(refs.alpha[x]));
+                let rgb = if r > 0 { RGB_LANES } else { 0 };
+                let alpha = if a > 0 { ALPHA_LANES } else { 0 };
+                *f = (as_u64(texels[x - r]) & rgb) | (as_u64(texels[x - a]) & alpha);
+            }
+            residuals(texels, &from);
+        }
+    };
+    // One run: here, without handing it to the thread pool and waiting for it.
+    if block.len() > run {
+        block.par_chunks_mut(run).for_each(predict_run);
+    } else {
+        predict_run(block);
+    }
+}
+
+/// The texels a parallel run of rows takes at least ([`Encoder::encode_into`],
+/// [`predict_rows`]): enough that a task's start costs nothing, few enough to share a
+/// block between threads.
+const ROW_TASK_TEXELS: usize = 1 << 15;
+
+avx2_where_present! {
+    /// Byte plane `plane` (0: R's high bytes, 1: R's low bytes, … 7: A's low bytes) of
+    /// texels after [`predict_rows`], one byte a texel, into `out`.
+    pub fn byte_plane(texels: &[u16], plane: usize, out: &mut [u8]) {
+        let (c, shift) = (plane / 2, if plane.is_multiple_of(2) { 8 } else { 0 });
+        for (o, t) in out.iter_mut().zip(texels.as_chunks::<4>().0) {
+            *o = (t[c] >> shift) as u8;
         }
     }
 }
@@ -580,6 +806,32 @@ mod tests {
         }
         assert_eq!(References::choose(&still, width), None);
         assert_eq!(References::for_bake(&still, width), References::left(width));
+    }
+
+    #[test]
+    fn a_texels_lanes_are_the_formats_words() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let (a, b) = (state, state.rotate_left(29) ^ 0x9e37_79b9_7f4a_7c15);
+            let ([ta, tb], [fa, fb]) =
+                ([from_u64(a), from_u64(b)], [from_u64(lanes_sub(a, b)), from_u64(lanes16_sub(a, b))]);
+            for c in 0..3 {
+                assert_eq!(fa[c], ta[c].wrapping_sub(tb[c]));
+                assert_eq!(from_u64(lanes_zigzag(a))[c], zigzag16(ta[c]));
+            }
+            assert_eq!(fb[3], ta[3].wrapping_sub(tb[3]));
+            let bytes = |v: u16| v.to_le_bytes();
+            let [lo, hi] = bytes(fa[3]);
+            assert_eq!(
+                [lo, hi],
+                [bytes(ta[3])[0].wrapping_sub(bytes(tb[3])[0]), bytes(ta[3])[1].wrapping_sub(bytes(tb[3])[1])]
+            );
+            let [zlo, zhi] = bytes(from_u64(lanes_zigzag(a))[3]);
+            assert_eq!([zlo, zhi], [zigzag8(bytes(ta[3])[0]), zigzag8(bytes(ta[3])[1])]);
+        }
     }
 
     #[test]

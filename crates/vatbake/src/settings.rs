@@ -428,8 +428,8 @@ pub struct BakeOptions {
     /// Stem of the output file names (default: the input's file stem).
     #[cfg_attr(feature = "cli", arg(long, value_name = "STEM"))]
     pub name: Option<String>,
-    /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes)
-    /// [default: 5]
+    /// Zstandard level for the texture (1–22: higher is smaller and slower; -1 to -7: zstd's fastest modes;
+    /// at least 9 for a texture of at most 64 KiB) [default: 5]
     #[cfg_attr(feature = "cli", arg(long, value_name = "LEVEL", allow_negative_numbers = true))]
     pub zstd_level: Option<i32>,
     /// The smallest texture, for release builds: Zstandard level 19 with long-distance matching over a

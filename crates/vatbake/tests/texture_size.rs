@@ -114,7 +114,7 @@ fn the_size_claims_are_the_tables() {
     // (AnimatedMorphCube, which keeps "planes"); "planes" alone was 0.75× and 0.96×, the
     // interleaved delta before it 0.86× and 1.63×.
     let worst = ratios.iter().copied().fold(0.0, f64::max);
-    assert!(worst <= 0.965, "worst default / PNG16 {worst:.3}");
+    assert!(worst <= 0.90, "worst default / PNG16 {worst:.3}");
     let median = median(ratios);
     assert!(median <= 0.70, "median default / PNG16 {median:.3}");
     assert!((median - documented_median).abs() <= 0.005, "median {median:.3}, documented {documented_median}");

@@ -69,7 +69,7 @@ test('the page bakes Fox.glb in a Worker as the native binary does', async () =>
     );
     baked = Object.fromEntries(files.map(([name, b64]) => [name, Buffer.from(b64, 'base64')]));
     for (const [name, bytes] of Object.entries(baked)) assert.equal(createHash('sha256').update(bytes).digest('hex'), links[name], name);
-    assert.match(await page.textContent('#summary'), /^1728 points × 162 rows in 3 clips; texture 1728×162, 317143 bytes; baked in \d+ ms/);
+    assert.match(await page.textContent('#summary'), /^1728 points × 162 rows in 3 clips; texture 1728×162, 316950 bytes; baked in \d+ ms/);
     await page.waitForFunction(() => document.body.dataset.playing, null, { timeout: 60_000 });
     assert.equal(await page.evaluate(() => document.body.dataset.playing), 'Survey');
     console.log(`# page: first bake ${await page.evaluate(() => document.body.dataset.bakeMs)} ms (Worker start, module compile, bake)`);

@@ -231,10 +231,10 @@ struct Ktx2Stream<'a, W: std::io::Write + std::io::Seek> {
     total_rows: usize,
     /// The last layer's rows past the texture, written as zeros after each image.
     padding_rows: usize,
-    /// Rows changed before they are written (alpha zeroed, deltas).
+    /// Rows changed before they are written (the alpha zeroed) when not in planes.
     stored: Vec<u16>,
-    /// With a delta: the block of rows being filled, its rows per block, and the
-    /// block's bytes arranged in planes.
+    /// With a delta in planes: the block of rows being filled and changed, its rows
+    /// per block, and a piece of one of its byte planes.
     block: Vec<u16>,
     block_rows: usize,
     bytes: Vec<u8>,
@@ -304,11 +304,12 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         // The encoder's steps are the same in "planes" and "planes-ref" (the references
         // come in at write_block).
         let delta_layout = crate::delta::layout_of(settings.delta, false);
-        let mut delta = crate::delta::Encoder::new(settings.delta, delta_layout, self.row_len, first);
         let no_alpha = image == Image::Positions && settings.normals != NormalsMode::Packed;
+        let mut delta =
+            crate::delta::Encoder::new(settings.delta, delta_layout, self.row_len, first).without_alpha(no_alpha);
         let plain = settings.delta == crate::delta::Delta::None && !no_alpha;
         self.watch.rows(self.row_counter()(self.out.writer.compressed()), self.total_rows);
-        let sink = |rows: &[u16]| self.rows(rows, image, (!plain).then_some((&mut delta, no_alpha)));
+        let sink = |rows: &[u16]| self.rows(rows, image, (!plain).then_some(&mut delta));
         let (rig, poses, columns) = (&posed.rig, &posed.poses, &posed.columns);
         let evaluating = match image {
             Image::Positions => {
@@ -335,46 +336,45 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         move |bytes| ((bytes / row_bytes) as usize).min(total)
     }
 
-    /// Writes whole rows of `image`, first changed by `change` (the delta encoder, and
-    /// whether to zero the alpha) when given; stops when the watch asks.
+    /// Writes whole rows of `image`, first changed by `change` (the delta encoder, which
+    /// zeroes the alpha where asked) when given; stops when the watch asks.
     fn rows(
         &mut self,
         rows: &[u16],
         image: Image,
-        change: Option<(&mut crate::delta::Encoder, bool)>,
+        change: Option<&mut crate::delta::Encoder>,
     ) -> Result<(), vat_ktx2::Ktx2Error> {
         if let Some(plain) = self.plain.as_mut().filter(|_| image == Image::Positions) {
             plain.extend_from_slice(rows);
         }
         let rows = match change {
             None => rows,
-            Some((delta, no_alpha)) => {
-                self.stored.clear();
-                self.stored.extend_from_slice(rows);
-                if no_alpha {
-                    self.stored.chunks_exact_mut(4).for_each(|texel| texel[3] = 0);
+            Some(delta) if delta.planes() => {
+                // Whole blocks of rows in planes, changed as they go in: the rest waits
+                // for the next rows.
+                let block_len = self.block_rows * self.row_len;
+                if self.block.capacity() == 0 {
+                    self.block.reserve_exact(block_len.min(self.total_rows * self.row_len));
                 }
-                // The delta and its layout count as compression (pack_compress).
-                let at = Instant::now();
-                delta.encode(&mut self.stored);
-                self.out.nanos += at.elapsed().as_nanos() as u64;
-                if delta.planes() {
-                    // Whole blocks of rows in planes; the rest waits for the next rows.
-                    let block_len = self.block_rows * self.row_len;
-                    if self.block.capacity() == 0 {
-                        self.block.reserve_exact(block_len.min(self.total_rows * self.row_len));
+                let mut fed = 0;
+                while fed < rows.len() {
+                    let take = (block_len - self.block.len()).min(rows.len() - fed);
+                    let start = self.block.len();
+                    self.block.resize(start + take, 0);
+                    // The delta and its layout count as compression (pack_compress).
+                    let at = Instant::now();
+                    delta.encode_into(&rows[fed..fed + take], &mut self.block[start..]);
+                    self.out.nanos += at.elapsed().as_nanos() as u64;
+                    fed += take;
+                    if self.block.len() == block_len {
+                        self.write_block()?;
                     }
-                    let mut fed = 0;
-                    while fed < self.stored.len() {
-                        let take = (block_len - self.block.len()).min(self.stored.len() - fed);
-                        self.block.extend_from_slice(&self.stored[fed..fed + take]);
-                        fed += take;
-                        if self.block.len() == block_len {
-                            self.write_block()?;
-                        }
-                    }
-                    return self.check_cancelled();
                 }
+                return self.check_cancelled();
+            }
+            Some(delta) => {
+                self.stored.resize(rows.len(), 0);
+                delta.encode_into(rows, &mut self.stored);
                 &self.stored[..]
             }
         };
@@ -384,7 +384,8 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
     }
 
     /// Writes the block of rows filled so far, each row predicted by the references
-    /// (chosen on the first block), then arranged in planes (none: nothing).
+    /// (chosen on the first block), then arranged in planes, a piece of a plane at a time
+    /// (none: nothing).
     fn write_block(&mut self) -> Result<(), vat_ktx2::Ktx2Error> {
         if self.block.is_empty() {
             return Ok(());
@@ -392,11 +393,22 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         let at = Instant::now();
         let width = self.row_len / 4;
         let references = self.references.get_or_insert_with(|| crate::delta::References::for_bake(&self.block, width));
-        crate::delta::plane_bytes(&self.block, width, references, &mut self.bytes);
+        crate::delta::predict_rows(&mut self.block, width, references);
         self.out.nanos += at.elapsed().as_nanos() as u64;
-        self.block.clear();
+        let texels = self.block.len() / 4;
         let (watch, total, counted) = (self.watch, self.total_rows, self.row_counter());
-        self.out.write_bytes(&self.bytes, &mut |bytes| watch.rows(counted(bytes), total))
+        for plane in 0..8 {
+            for first in (0..texels).step_by(PLANE_PIECE_TEXELS) {
+                let piece = &self.block[first * 4..(first + PLANE_PIECE_TEXELS).min(texels) * 4];
+                let at = Instant::now();
+                self.bytes.resize(piece.len() / 4, 0);
+                crate::delta::byte_plane(piece, plane, &mut self.bytes);
+                self.out.nanos += at.elapsed().as_nanos() as u64;
+                self.out.write_bytes(&self.bytes, &mut |bytes| watch.rows(counted(bytes), total))?;
+            }
+        }
+        self.block.clear();
+        Ok(())
     }
 
     /// Stops when the watch asks.
@@ -420,6 +432,10 @@ impl<'a, W: std::io::Write + std::io::Seek + Send> Ktx2Stream<'a, W> {
         })
     }
 }
+
+/// The texels of a piece of a byte plane the pack stage hands the compressor at a time:
+/// small enough to stay in cache, large enough that each call costs nothing.
+const PLANE_PIECE_TEXELS: usize = 1 << 16;
 
 /// The texture as a 16-bit PNG, made whole in memory; refused when it needs array layers.
 fn pack_png(

@@ -122,8 +122,10 @@ pub fn texels(rig: &Rig, poses: &[RowPose], layout: &Layout, columns: &Columns, 
     (texels, worst)
 }
 
-/// Bytes of texels handed on at a time by [`stream_texels`]: a few of zstd's jobs.
-const CHUNK_BYTES: usize = 4 << 20;
+/// Bytes of texels handed on at a time by [`stream_texels`]: one of zstd's jobs (1 MiB,
+/// vat-ktx2's), so that the rows' delta and the first jobs' compression start while
+/// the rest is evaluated.
+const CHUNK_BYTES: usize = 1 << 20;
 
 /// Chunks in flight: one being filled, one being compressed, one spare.
 const CHUNKS: usize = 3;
