@@ -181,8 +181,7 @@ impl Encoder {
                 }
             }
         };
-        // One run: here, without handing it to the thread pool and waiting for it.
-        if out.len() > run {
+        if out.len() > PARALLEL_RUNS * run {
             out.par_chunks_mut(run).enumerate().for_each(encode_run);
         } else {
             out.chunks_mut(run).enumerate().for_each(encode_run);
@@ -305,7 +304,6 @@ impl References {
         // Cost of column x from reference k (k = 0: none), RGB and alpha, by k then x. A
         // u32 holds it: at most CHOICE_TEXELS / 2 rows of at most 3 * 32768 + 2 * 128.
         let (zero16, zero8) = (vec![0u16; width], vec![0u8; width]);
-        use rayon::prelude::*;
         let cost = |k: usize| {
             let mut rgb = vec![u32::MAX; width];
             let mut alpha = vec![u32::MAX; width];
@@ -325,12 +323,10 @@ impl References {
             }
             (rgb, alpha)
         };
-        // Few rows: here, without handing the references to the thread pool and waiting.
-        let costs: Vec<(Vec<u32>, Vec<u32>)> = if sampled.len() * width >= ROW_TASK_TEXELS {
-            (0..=max).into_par_iter().map(cost).collect()
-        } else {
-            (0..=max).map(cost).collect()
-        };
+        // On the calling thread: at most CHOICE_TEXELS texels, less than handing the
+        // candidates to the thread pool and waiting for them costs (docs/PERFORMANCE.md,
+        // "Bake time at default").
+        let costs: Vec<(Vec<u32>, Vec<u32>)> = (0..=max).map(cost).collect();
         // The first n of a channel's values, those its columns from k on refer to; zeros for k = 0.
         fn reference<'a, T>(channel: &'a [T], zeros: &'a [T], k: usize, n: usize) -> &'a [T] {
             if k == 0 {
@@ -380,11 +376,7 @@ impl References {
             plane_bytes(&sample, width, refs, &mut bytes);
             vat_ktx2::compressed_size(&bytes, 1).unwrap_or(usize::MAX)
         };
-        let (with, without) = if trial_len / 4 >= ROW_TASK_TEXELS / 2 {
-            rayon::join(|| trial(&chosen), || trial(&left))
-        } else {
-            (trial(&chosen), trial(&left))
-        };
+        let (with, without) = (trial(&chosen), trial(&left));
         // The trial's saving, over the whole first block, against the table's bytes.
         let saving = without.saturating_sub(with) as f64 * (block.len() as f64 / trial_len as f64);
         if (with as f64) <= REFERENCES_PAY * without as f64 && saving > chosen.to_base64().len() as f64 {
@@ -593,8 +585,7 @@ pub fn predict_rows(block: &mut [u16], width: usize, refs: &References) {
             residuals(texels, &from);
         }
     };
-    // One run: here, without handing it to the thread pool and waiting for it.
-    if block.len() > run {
+    if block.len() > PARALLEL_RUNS * run {
         block.par_chunks_mut(run).for_each(predict_run);
     } else {
         predict_run(block);
@@ -605,6 +596,13 @@ pub fn predict_rows(block: &mut [u16], width: usize, refs: &References) {
 /// [`predict_rows`]): enough that a task's start costs nothing, few enough to share a
 /// block between threads.
 const ROW_TASK_TEXELS: usize = 1 << 15;
+
+/// The runs of rows below which [`Encoder::encode_into`] and [`predict_rows`] work on the
+/// calling thread: handing work to the thread pool from the pack stage's writing thread
+/// and waiting for it costs more than a few runs take (the Kenney platformer character
+/// baked 0.95× the time with its choice, trial and two runs here; docs/PERFORMANCE.md,
+/// "Bake time at default").
+const PARALLEL_RUNS: usize = 8;
 
 avx2_where_present! {
     /// Byte plane `plane` (0: R's high bytes, 1: R's low bytes, … 7: A's low bytes) of
